@@ -1,0 +1,212 @@
+// cpu backend: inner loops made from a scalar functor. When the functor also accepts
+// xsimd batches (generic lambdas usually do), every element goes through the batch
+// code: contiguous and broadcast-scalar operands are loaded directly, strided ones
+// and the tail are gathered into a batch first. Because no element ever takes a
+// scalar path, the results do not depend on layout or on how a parallel backend
+// splits the work.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <ufunc/backends/cpu/simd.hpp>
+#include <ufunc/core/loop.hpp>
+#include <ufunc/core/signature.hpp>
+
+namespace ufunc {
+
+/// Wraps a functor so that it is only ever called with scalars: for a generic
+/// functor whose body is not valid for SIMD batches (a branch on a value, say).
+template <class F>
+struct scalar_only {
+  F f;
+  template <class... A>
+    requires(is_element_type<A> && ...)
+  constexpr auto operator()(A... a) const {
+    return f(a...);
+  }
+};
+template <class F>
+scalar_only(F) -> scalar_only<F>;
+
+namespace backends::cpu {
+
+namespace detail {
+
+template <class F, class Arch, class Sig>
+struct batch_callable : std::false_type {};
+
+template <class F, class Arch, class T, class... A>
+  requires(simd::has_batch<T, Arch> && std::is_invocable_v<const F&, simd::batch<A, Arch>...>)
+struct batch_callable<F, Arch, T(A...)>
+    : std::is_convertible<std::invoke_result_t<const F&, simd::batch<A, Arch>...>, simd::batch<T, Arch>> {};
+
+}  // namespace detail
+
+template <class F, class Sig>
+inline constexpr bool callable_as = false;
+template <class F, class R, class... A>
+inline constexpr bool callable_as<F, R(A...)> = std::is_invocable_r_v<R, const F&, A...>;
+
+/// Whether the SIMD path applies to F with signature Sig on Arch.
+template <class F, class Sig, class Arch = simd::default_arch>
+inline constexpr bool is_vectorizable = [] {
+  if constexpr (uniform_signature<Sig>::value && signature_traits<Sig>::nout == 1)
+    return detail::batch_callable<F, Arch, Sig>::value;
+  else
+    return false;
+}();
+
+namespace detail {
+
+template <class T>
+UFUNC_ALWAYS_INLINE T load(const char* p) noexcept {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <class T>
+UFUNC_ALWAYS_INLINE void store(char* p, const T& v) noexcept {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+// Scalar loop: any signature, including several outputs.
+template <class F, class R, class... A, std::size_t... I>
+void scalar_loop(const F& f, char* const* args, std::int64_t n, const std::int64_t* steps,
+                 std::index_sequence<I...>) {
+  constexpr std::size_t nin = sizeof...(A);
+  using outputs = typename signature_traits<R(A...)>::outputs;
+  for (std::int64_t k = 0; k < n; ++k) {
+    if constexpr (outputs::size == 1) {
+      store<R>(args[nin] + k * steps[nin], static_cast<R>(f(load<A>(args[I] + k * steps[I])...)));
+    } else {
+      const R r = f(load<A>(args[I] + k * steps[I])...);
+      [&]<std::size_t... O>(std::index_sequence<O...>) {
+        (store(args[nin + O] + k * steps[nin + O], std::get<O>(r)), ...);
+      }(std::make_index_sequence<outputs::size>{});
+    }
+  }
+}
+
+// SIMD loop for T(T, ..., T). ScalarMask bit i: input i is a broadcast scalar
+// (step 0) in the contiguous case.
+template <class Arch, class T, std::size_t NIN, unsigned ScalarMask, class F, std::size_t... I>
+UFUNC_ALWAYS_INLINE void contiguous_batches(const F& f, char* const* args, std::int64_t n,
+                                            std::index_sequence<I...>) {
+  using B = simd::batch<T, Arch>;
+  constexpr std::int64_t W = B::size;
+  const T* in[NIN] = {reinterpret_cast<const T*>(args[I])...};
+  T* out = reinterpret_cast<T*>(args[NIN]);
+  const B splat[NIN] = {(ScalarMask >> I & 1u ? B(*in[I]) : B(T(0)))...};
+  auto operand = [&](auto idx, std::int64_t k) {
+    constexpr std::size_t i = decltype(idx)::value;
+    if constexpr (ScalarMask >> i & 1u)
+      return splat[i];
+    else
+      return B::load_unaligned(in[i] + k);
+  };
+  std::int64_t k = 0;
+  for (; k + W <= n; k += W) {
+    const B r = f(operand(std::integral_constant<std::size_t, I>{}, k)...);
+    r.store_unaligned(out + k);
+  }
+  if (k == n) return;
+  // Tail: gather into full batches (padding repeats the first tail element so the
+  // padding lanes see ordinary values), compute, store the live lanes.
+  alignas(64) T buf[NIN + 1][W];
+  const std::int64_t m = n - k;
+  for (std::size_t i = 0; i < NIN; ++i)
+    for (std::int64_t j = 0; j < W; ++j) buf[i][j] = (ScalarMask >> i & 1u) ? in[i][0] : in[i][k + (j < m ? j : 0)];
+  const B r = f(B::load_aligned(buf[I])...);
+  r.store_aligned(buf[NIN]);
+  std::memcpy(out + k, buf[NIN], static_cast<std::size_t>(m) * sizeof(T));
+}
+
+template <class Arch, class T, std::size_t NIN, class F, std::size_t... I>
+void strided_batches(const F& f, char* const* args, std::int64_t n, const std::int64_t* steps,
+                     std::index_sequence<I...>) {
+  using B = simd::batch<T, Arch>;
+  constexpr std::int64_t W = B::size;
+  alignas(64) T buf[NIN + 1][W];
+  for (std::int64_t k = 0; k < n; k += W) {
+    const std::int64_t m = std::min(W, n - k);
+    for (std::size_t i = 0; i < NIN; ++i)
+      for (std::int64_t j = 0; j < W; ++j) buf[i][j] = load<T>(args[i] + (k + (j < m ? j : 0)) * steps[i]);
+    const B r = f(B::load_aligned(buf[I])...);
+    r.store_aligned(buf[NIN]);
+    for (std::int64_t j = 0; j < m; ++j) store<T>(args[NIN] + (k + j) * steps[NIN], buf[NIN][j]);
+  }
+}
+
+template <class Arch, class T, std::size_t NIN, class F, unsigned... Masks>
+UFUNC_ALWAYS_INLINE void dispatch_contiguous(unsigned mask, const F& f, char* const* args, std::int64_t n,
+                                             std::integer_sequence<unsigned, Masks...>) {
+  (void)((mask == Masks ? (contiguous_batches<Arch, T, NIN, Masks>(f, args, n, std::make_index_sequence<NIN>{}), true)
+                        : false) ||
+         ...);
+}
+
+template <class Arch, class T, std::size_t NIN, class F>
+void simd_loop(const F& f, char* const* args, std::int64_t n, const std::int64_t* steps) {
+  constexpr auto size = static_cast<std::int64_t>(sizeof(T));
+  bool contiguous = steps[NIN] == size;
+  unsigned mask = 0;
+  for (std::size_t i = 0; i < NIN; ++i) {
+    if (steps[i] == 0)
+      mask |= 1u << i;
+    else
+      contiguous &= steps[i] == size;
+  }
+  // Every combination of contiguous and broadcast inputs gets its own loop, for up
+  // to three inputs; more inputs or other strides take the gathering loop.
+  if constexpr (NIN <= 3) {
+    if (contiguous && mask != (1u << NIN) - 1) {
+      dispatch_contiguous<Arch, T, NIN>(mask, f, args, n, std::make_integer_sequence<unsigned, (1u << NIN)>{});
+      return;
+    }
+  }
+  strided_batches<Arch, T, NIN>(f, args, n, steps, std::make_index_sequence<NIN>{});
+}
+
+template <class Arch, class F, class Sig>
+struct loop_impl;
+
+template <class Arch, class F, class R, class... A>
+struct loop_impl<Arch, F, R(A...)> {
+  static void run(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data) {
+    const F& f = *static_cast<const F*>(data);
+    if constexpr (is_vectorizable<F, R(A...), Arch>)
+      simd_loop<Arch, R, sizeof...(A)>(f, args, n, steps);
+    else
+      scalar_loop<F, R, A...>(f, args, n, steps, std::index_sequence_for<A...>{});
+  }
+};
+
+}  // namespace detail
+
+/// The inner loop that runs `F` with signature `Sig` (instruction set `Arch`).
+template <class Sig, class F, class Arch = simd::default_arch>
+inline constexpr inner_loop_fn inner_loop = &detail::loop_impl<Arch, F, Sig>::run;
+
+/// A loop table entry running a copy of `f` with signature `Sig` on the cpu backend.
+template <class Sig, class Arch = simd::default_arch, class F>
+[[nodiscard]] loop_entry make_loop(F f) {
+  using traits = signature_traits<Sig>;
+  static_assert(callable_as<F, Sig>, "ufunc: the functor cannot be called as its signature says (arguments by value, "
+                                     "result convertible to the signature's result)");
+  auto held = std::make_shared<const F>(std::move(f));
+  loop_entry e;
+  e.types = traits::types();
+  e.host = inner_loop<Sig, F, Arch>;
+  e.host_data = held.get();
+  e.keepalive = std::move(held);
+  e.vectorized = is_vectorizable<F, Sig, Arch>;
+  return e;
+}
+
+}  // namespace backends::cpu
+}  // namespace ufunc

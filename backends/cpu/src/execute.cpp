@@ -1,0 +1,8 @@
+#include <ufunc/backends/cpu/execute.hpp>
+#include <ufunc/core/elementwise.hpp>
+
+namespace ufunc::backends::cpu {
+
+void execute(const elementwise_task& task) { task.run(0, task.size()); }
+
+}  // namespace ufunc::backends::cpu

@@ -1,0 +1,20 @@
+# cmake --install: headers under include/ufunc, the library, and a CMake package so
+# that consumers write find_package(ufunc CONFIG) and link ufunc::ufunc.
+include_guard(GLOBAL)
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS ufunc EXPORT ufuncTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+foreach(dir core/include backends/cpu/include ufuncs/include)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ufunc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endforeach()
+install(EXPORT ufuncTargets NAMESPACE ufunc:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ufunc)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ufuncConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/ufuncConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ufunc)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ufuncConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/ufuncConfig.cmake ${PROJECT_BINARY_DIR}/ufuncConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ufunc)

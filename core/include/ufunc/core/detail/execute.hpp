@@ -1,0 +1,23 @@
+// The seam between the type-erased core and the backends: which target a call
+// runs on, and handing it the prepared task.
+#pragma once
+
+#include <optional>
+
+#include <ufunc/core/target.hpp>
+
+namespace ufunc {
+class elementwise_task;
+}
+
+namespace ufunc::detail {
+
+/// The target a call runs on: the call's option, else the UFUNC_TARGET environment
+/// variable (read once), else the build's default. Throws target_error if it is
+/// unknown or not compiled in. Never returns automatic.
+[[nodiscard]] target_id resolve_target(std::optional<target_id> requested);
+
+/// Runs every element of `task` on `t`'s backend.
+void execute(target_id t, const elementwise_task& task);
+
+}  // namespace ufunc::detail

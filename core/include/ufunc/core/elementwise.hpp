@@ -1,0 +1,52 @@
+// One prepared elementwise call, type-erased: the iteration plan, the inner loop,
+// the casts of operands whose dtype differs from the loop's, and the `where` mask.
+// Backends only decide how to split [0, size()) and call run() on the pieces.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include <ufunc/core/casting.hpp>
+#include <ufunc/core/iteration.hpp>
+#include <ufunc/core/loop.hpp>
+
+namespace ufunc {
+
+class array;
+
+class elementwise_task {
+ public:
+  /// Operands are the inputs, then the outputs, then (if has_where) the bool mask,
+  /// all already broadcast to the plan's shape. `loop_types` are the dtypes the loop
+  /// computes in; an operand of another dtype is converted through a buffer.
+  elementwise_task(const iteration_plan& plan, int nin, int nout, bool has_where, inner_loop_fn loop,
+                   const void* loop_data, std::span<const dtype> operand_types, const type_signature& loop_types);
+
+  [[nodiscard]] std::int64_t size() const noexcept { return plan_.size(); }
+  [[nodiscard]] const iteration_plan& plan() const noexcept { return plan_; }
+  /// True when no buffering or masking is involved: the plan's runs go straight to the loop.
+  [[nodiscard]] bool direct() const noexcept { return !buffered_ && !has_where_; }
+
+  /// Runs elements [first, last) of the plan. Safe to call concurrently on
+  /// disjoint ranges; every split of [0, size()) gives the same results.
+  void run(std::int64_t first, std::int64_t last) const;
+
+ private:
+  void run_buffered(char* const* ptrs, std::int64_t n, const std::int64_t* strides, std::byte* scratch) const;
+
+  const iteration_plan& plan_;
+  int nin_, nout_;
+  bool has_where_;
+  bool buffered_ = false;
+  inner_loop_fn loop_;
+  const void* loop_data_;
+  cast_loop_fn cast_[max_operands] = {};  // null where the operand needs no cast
+  std::size_t loop_itemsize_[max_operands] = {};
+};
+
+namespace detail {
+/// dst[...] = src[...] with dtype conversion (unsafe casting); src broadcasts to dst.
+void copy_cast(const array& src, const array& dst);
+}  // namespace detail
+
+}  // namespace ufunc

@@ -1,0 +1,68 @@
+// Loops and their type signatures: the entries of a ufunc's loop table.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <ufunc/core/config.hpp>
+#include <ufunc/core/dtype.hpp>
+
+namespace ufunc {
+
+/// A 1-d inner loop, the shape of NumPy's PyUFuncGenericFunction: args[i] points at
+/// the first element of operand i (inputs, then outputs), steps[i] is its byte
+/// stride, n the element count, data the loop's own state (its functor).
+using inner_loop_fn = void (*)(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data);
+
+/// The dtypes of one loop, NumPy's `types` entry ("ff->f").
+class type_signature {
+ public:
+  type_signature() = default;
+  type_signature(std::initializer_list<dtype> inputs, std::initializer_list<dtype> outputs);
+
+  /// Parses "ff->f" (character codes) or "float32,float32->float32"; throws value_error.
+  [[nodiscard]] static type_signature parse(std::string_view text);
+
+  [[nodiscard]] int nin() const noexcept { return nin_; }
+  [[nodiscard]] int nout() const noexcept { return nout_; }
+  [[nodiscard]] int nargs() const noexcept { return nin_ + nout_; }
+  [[nodiscard]] dtype input(int i) const noexcept { return types_[i]; }
+  [[nodiscard]] dtype output(int i) const noexcept { return types_[nin_ + i]; }
+  [[nodiscard]] dtype operator[](int i) const noexcept { return types_[i]; }
+  /// "ff->f"
+  [[nodiscard]] std::string str() const;
+
+  void set(int i, dtype t) noexcept { types_[i] = t; }
+  void resize(int nin, int nout) noexcept {
+    nin_ = static_cast<std::uint8_t>(nin);
+    nout_ = static_cast<std::uint8_t>(nout);
+  }
+
+  friend bool operator==(const type_signature& a, const type_signature& b) noexcept {
+    if (a.nin_ != b.nin_ || a.nout_ != b.nout_) return false;
+    for (int i = 0; i < a.nargs(); ++i)
+      if (a.types_[i] != b.types_[i]) return false;
+    return true;
+  }
+
+ private:
+  std::uint8_t nin_ = 0;
+  std::uint8_t nout_ = 0;
+  dtype types_[max_operands] = {};
+};
+
+/// One registered loop: its signature and the host code that runs it. (Device
+/// backends add their own entry points beside `host`.)
+struct loop_entry {
+  type_signature types;
+  inner_loop_fn host = nullptr;
+  const void* host_data = nullptr;
+  /// Keeps host_data (a functor copy, say) alive while the loop is registered.
+  std::shared_ptr<const void> keepalive;
+  /// True when the inner loop runs SIMD batches on contiguous data.
+  bool vectorized = false;
+};
+
+}  // namespace ufunc

@@ -1,0 +1,42 @@
+// Execution targets, named as Numba's: cpu (SIMD, one thread), parallel (all
+// cores), cuda (an NVIDIA GPU), and automatic (the library picks). Targets are tag
+// types for compile-time dispatch; parallel derives from cpu because it runs the
+// cpu backend's loops, only split across threads.
+#pragma once
+
+#include <string_view>
+
+namespace ufunc {
+
+enum class target_id : unsigned char { cpu, parallel, cuda, automatic };
+
+namespace target {
+struct cpu {
+  static constexpr target_id id = target_id::cpu;
+};
+struct parallel : cpu {
+  static constexpr target_id id = target_id::parallel;
+};
+struct cuda {
+  static constexpr target_id id = target_id::cuda;
+};
+struct automatic {
+  static constexpr target_id id = target_id::automatic;
+};
+
+#ifndef UFUNC_DEFAULT_TARGET
+#define UFUNC_DEFAULT_TARGET cpu
+#endif
+/// The build's default (CMake option UFUNC_DEFAULT_TARGET, set by each preset).
+using default_target = UFUNC_DEFAULT_TARGET;
+}  // namespace target
+
+[[nodiscard]] std::string_view to_string(target_id t) noexcept;
+/// Parses "cpu", "parallel", "cuda" or "automatic"; throws target_error otherwise.
+[[nodiscard]] target_id target_from_string(std::string_view name);
+/// Whether the backend for `t` was compiled into this library.
+[[nodiscard]] bool target_available(target_id t) noexcept;
+/// Throws target_error, naming the preset that builds it, if `t` is not available.
+void require_target(target_id t);
+
+}  // namespace ufunc

@@ -1,0 +1,288 @@
+#include <ufunc/core/array.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <numeric>
+
+#include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/memory.hpp>
+#include <ufunc/core/elementwise.hpp>
+
+namespace ufunc {
+
+namespace {
+
+std::int64_t checked_size(std::span<const std::int64_t> shape, std::size_t itemsize) {
+  std::int64_t n = 1;
+  bool overflow = false;
+  for (auto e : shape) {
+    if (e < 0) throw value_error("negative dimensions are not allowed: shape " + array::shape_string(shape));
+    overflow |= __builtin_mul_overflow(n, e, &n);
+  }
+  std::int64_t bytes = 0;
+  overflow |= __builtin_mul_overflow(n, static_cast<std::int64_t>(itemsize), &bytes);
+  if (overflow && n != 0)
+    throw overflow_error("array is too big: shape " + array::shape_string(shape) + " of " +
+                         std::to_string(itemsize) + "-byte elements overflows 64-bit sizes");
+  return n;
+}
+
+dim_vector c_strides(std::span<const std::int64_t> shape, std::size_t itemsize) {
+  dim_vector strides(shape.size());
+  std::int64_t s = static_cast<std::int64_t>(itemsize);
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return strides;
+}
+
+std::int64_t normalize_index(std::int64_t i, std::int64_t extent, std::size_t axis) {
+  const auto j = i < 0 ? i + extent : i;
+  if (j < 0 || j >= extent)
+    throw index_error("index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) +
+                      " with size " + std::to_string(extent));
+  return j;
+}
+
+}  // namespace
+
+array::array(void* data, dtype type, dim_vector shape, dim_vector byte_strides, std::shared_ptr<void> owner,
+             ufunc::device where)
+    : owner_(std::move(owner)),
+      data_(static_cast<std::byte*>(data)),
+      shape_(std::move(shape)),
+      strides_(std::move(byte_strides)),
+      dtype_(type),
+      device_(where),
+      valid_(true) {
+  if (shape_.size() > static_cast<std::size_t>(max_ndim))
+    throw value_error("too many dimensions: " + std::to_string(shape_.size()) + " (at most " +
+                      std::to_string(max_ndim) + ")");
+  size_ = checked_size(shape_, dtype_.itemsize());
+  if (strides_.empty() && !shape_.empty()) strides_ = c_strides(shape_, dtype_.itemsize());
+  if (strides_.size() != shape_.size())
+    throw value_error("strides " + shape_string(strides_) + " do not match shape " + shape_string(shape_));
+  if (data_ == nullptr && size_ != 0) throw value_error("null data pointer for a non-empty array");
+}
+
+array array::empty(const dim_vector& shape, dtype type, ufunc::device where) {
+  if (!where.is_host())
+    throw target_error("cannot allocate on " + where.str() + ": this build has no CUDA backend");
+  const auto n = checked_size(shape, type.itemsize());
+  auto owner = detail::allocate_host(static_cast<std::size_t>(n) * type.itemsize());
+  void* p = owner.get();
+  return array(p, type, shape, {}, std::move(owner), where);
+}
+
+array array::zeros(const dim_vector& shape, dtype type, ufunc::device where) {
+  auto a = empty(shape, type, where);
+  std::memset(a.data_, 0, static_cast<std::size_t>(a.nbytes()));
+  return a;
+}
+
+bool array::is_c_contiguous() const noexcept {
+  std::int64_t expected = static_cast<std::int64_t>(itemsize());
+  for (std::size_t i = ndim(); i-- > 0;) {
+    if (shape_[i] == 0) return true;
+    if (shape_[i] != 1 && strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+bool array::is_f_contiguous() const noexcept {
+  std::int64_t expected = static_cast<std::int64_t>(itemsize());
+  for (std::size_t i = 0; i < ndim(); ++i) {
+    if (shape_[i] == 0) return true;
+    if (shape_[i] != 1 && strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+void array::check_element_type(dtype expected) const {
+  if (!valid_) throw value_error("operation on a null array");
+  if (expected != dtype_)
+    throw dtype_error("element type " + std::string(expected.name()) + " requested from an array of dtype " +
+                      std::string(dtype_.name()));
+}
+
+std::byte* array::element_pointer(dtype expected, std::span<const std::int64_t> idx, bool any_ndim) const {
+  check_element_type(expected);
+  if (!device_.is_host())
+    throw target_error("element access to an array on " + device_.str() + "; copy it to the host first");
+  if (any_ndim) {
+    std::int64_t off = 0;  // size-1 array: every index is 0
+    return data_ + off;
+  }
+  if (idx.size() != ndim())
+    throw index_error("expected " + std::to_string(ndim()) + " indices for an array of shape " +
+                      shape_string(shape_) + ", got " + std::to_string(idx.size()));
+  std::int64_t off = 0;
+  for (std::size_t d = 0; d < idx.size(); ++d) off += normalize_index(idx[d], shape_[d], d) * strides_[d];
+  return data_ + off;
+}
+
+array array::operator[](std::initializer_list<index> indices) const {
+  check_element_type(dtype_);
+  std::size_t consumed = 0;
+  for (const auto& i : indices) consumed += std::holds_alternative<newaxis_t>(i) ? 0 : 1;
+  if (consumed > ndim())
+    throw index_error("too many indices for array: array is " + std::to_string(ndim()) + "-dimensional, but " +
+                      std::to_string(consumed) + " were indexed");
+  array r = *this;
+  r.shape_.clear();
+  r.strides_.clear();
+  std::byte* p = data_;
+  std::size_t axis = 0;
+  auto take_slice = [&](const slice& s) {
+    const auto n = shape_[axis];
+    const auto step = s.step;
+    if (step == 0) throw value_error("slice step cannot be zero");
+    // Python's slice.indices(n).
+    auto clamp = [&](std::optional<std::int64_t> v, std::int64_t dflt, std::int64_t lo, std::int64_t hi) {
+      if (!v) return dflt;
+      auto x = *v < 0 ? *v + n : *v;
+      return std::clamp(x, lo, hi);
+    };
+    const auto start = step > 0 ? clamp(s.start, 0, 0, n) : clamp(s.start, n - 1, -1, n - 1);
+    const auto stop = step > 0 ? clamp(s.stop, n, 0, n) : clamp(s.stop, -1, -1, n - 1);
+    std::int64_t len = 0;
+    if (step > 0 && stop > start) len = (stop - start + step - 1) / step;
+    if (step < 0 && start > stop) len = (start - stop + (-step) - 1) / (-step);
+    if (len > 0) p += start * strides_[axis];
+    r.shape_.push_back(len);
+    r.strides_.push_back(strides_[axis] * step);
+    ++axis;
+  };
+  for (const auto& i : indices) {
+    if (const auto* k = std::get_if<std::int64_t>(&i)) {
+      p += normalize_index(*k, shape_[axis], axis) * strides_[axis];
+      ++axis;
+    } else if (const auto* s = std::get_if<slice>(&i)) {
+      take_slice(*s);
+    } else {
+      r.shape_.push_back(1);
+      r.strides_.push_back(0);
+    }
+  }
+  while (axis < ndim()) take_slice(slice{});
+  r.data_ = p;
+  r.size_ = shape_size(r.shape_);
+  return r;
+}
+
+array array::transpose() const {
+  dim_vector axes(ndim());
+  for (std::size_t i = 0; i < ndim(); ++i) axes[i] = static_cast<std::int64_t>(ndim() - 1 - i);
+  return transpose(axes);
+}
+
+array array::transpose(std::span<const std::int64_t> axes) const {
+  check_element_type(dtype_);
+  if (axes.size() != ndim()) throw value_error("axes don't match array: " + shape_string(axes) + " for " + describe());
+  std::vector<bool> seen(ndim(), false);
+  array r = *this;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    auto a = axes[i] < 0 ? axes[i] + static_cast<std::int64_t>(ndim()) : axes[i];
+    if (a < 0 || a >= static_cast<std::int64_t>(ndim()))
+      throw index_error("axis " + std::to_string(axes[i]) + " is out of bounds for array of dimension " +
+                        std::to_string(ndim()));
+    if (seen[a]) throw value_error("repeated axis in transpose: " + shape_string(axes));
+    seen[a] = true;
+    r.shape_[i] = shape_[a];
+    r.strides_[i] = strides_[a];
+  }
+  return r;
+}
+
+array array::reshape(const dim_vector& new_shape_in) const {
+  check_element_type(dtype_);
+  dim_vector shape = new_shape_in;
+  int unknown = -1;
+  std::int64_t known = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (unknown >= 0) throw value_error("can only specify one unknown dimension");
+      unknown = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      throw value_error("negative dimensions are not allowed: " + shape_string(new_shape_in));
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (unknown >= 0) {
+    if (known == 0 || size_ % known != 0)
+      throw value_error("cannot reshape array of size " + std::to_string(size_) + " into shape " +
+                        shape_string(new_shape_in));
+    shape[unknown] = size_ / known;
+  }
+  if (shape_size(shape) != size_)
+    throw value_error("cannot reshape array of size " + std::to_string(size_) + " into shape " +
+                      shape_string(new_shape_in));
+  if (is_c_contiguous()) {
+    array r = *this;
+    r.strides_ = c_strides(shape, itemsize());
+    r.shape_ = shape;
+    return r;
+  }
+  return copy().reshape(shape);
+}
+
+array array::broadcast_to(const dim_vector& shape) const {
+  check_element_type(dtype_);
+  auto strides = broadcast_strides(shape_, strides_, shape);
+  array r(data_, dtype_, shape, std::move(strides), owner_, device_);
+  r.writeable_ = false;
+  return r;
+}
+
+array array::astype(dtype type) const {
+  check_element_type(dtype_);
+  auto r = empty(shape_, type, device_);
+  copy_to(r);
+  return r;
+}
+
+void array::copy_to(const array& dst) const {
+  check_element_type(dtype_);
+  detail::copy_cast(*this, dst);
+}
+
+std::string array::shape_string(std::span<const std::int64_t> shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+std::string array::describe() const {
+  return std::string(dtype_.name()) + " array of shape " + shape_string(shape_) + " on " + device_.str();
+}
+
+namespace detail {
+
+void check_view_extent(std::span<const std::int64_t> shape, std::span<const std::int64_t> byte_strides,
+                       std::size_t itemsize, std::size_t bytes) {
+  std::int64_t lo = 0, hi = 0;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) return;  // addresses nothing
+    const auto span = (shape[i] - 1) * byte_strides[i];
+    (span < 0 ? lo : hi) += span;
+  }
+  if (lo < 0 || hi + static_cast<std::int64_t>(itemsize) > static_cast<std::int64_t>(bytes))
+    throw index_error("view of shape " + array::shape_string(shape) + " and strides " +
+                      array::shape_string(byte_strides) + " reaches bytes [" + std::to_string(lo) + ", " +
+                      std::to_string(hi + static_cast<std::int64_t>(itemsize)) + ") of a " + std::to_string(bytes) +
+                      "-byte buffer");
+}
+
+}  // namespace detail
+
+}  // namespace ufunc

@@ -1,0 +1,152 @@
+#include <ufunc/core/casting.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include <ufunc/core/error.hpp>
+
+namespace ufunc {
+
+std::string_view to_string(casting c) noexcept {
+  switch (c) {
+    case casting::no: return "no";
+    case casting::equiv: return "equiv";
+    case casting::safe: return "safe";
+    case casting::same_kind: return "same_kind";
+    case casting::unsafe: break;
+  }
+  return "unsafe";
+}
+
+casting casting_from_string(std::string_view s) {
+  for (auto c : {casting::no, casting::equiv, casting::safe, casting::same_kind, casting::unsafe})
+    if (to_string(c) == s) return c;
+  throw value_error("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe', not '" +
+                    std::string(s) + "'");
+}
+
+namespace {
+
+// Kinds in the order same_kind casting may climb.
+int kind_rank(dtype t) noexcept {
+  switch (t.kind()) {
+    case dtype_kind::boolean: return 0;
+    case dtype_kind::unsigned_int: return 1;
+    case dtype_kind::signed_int: return 2;
+    case dtype_kind::floating: return 3;
+    case dtype_kind::complex: break;
+  }
+  return 4;
+}
+
+// NumPy's rule for integers to inexact types: the smallest float that holds the
+// integer size exactly is safe, and so is float64 for every integer (int64 ->
+// float64 counts as safe although 53 bits is less than 64).
+bool integer_to_inexact_is_safe(std::size_t int_size, dtype to) noexcept {
+  const bool single_precision = to == float32 || to == complex64;
+  return !single_precision || int_size <= 2;
+}
+
+bool can_cast_safely(dtype from, dtype to) noexcept {
+  if (from == to || from == bool_) return true;
+  if (to == bool_) return false;
+  const auto fs = from.itemsize(), ts = to.itemsize();
+  switch (from.kind()) {
+    case dtype_kind::signed_int:
+      if (to.kind() == dtype_kind::signed_int) return ts >= fs;
+      if (to.kind() == dtype_kind::unsigned_int) return false;
+      return integer_to_inexact_is_safe(fs, to);
+    case dtype_kind::unsigned_int:
+      if (to.kind() == dtype_kind::unsigned_int) return ts >= fs;
+      if (to.kind() == dtype_kind::signed_int) return ts > fs;
+      return integer_to_inexact_is_safe(fs, to);
+    case dtype_kind::floating:
+      if (to.kind() == dtype_kind::floating) return ts >= fs;
+      if (to.kind() == dtype_kind::complex) return ts >= 2 * fs;
+      return false;
+    case dtype_kind::complex:
+      return to.kind() == dtype_kind::complex && ts >= fs;
+    case dtype_kind::boolean: break;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool can_cast(dtype from, dtype to, casting rule) noexcept {
+  switch (rule) {
+    case casting::no:
+    case casting::equiv: return from == to;
+    case casting::safe: return can_cast_safely(from, to);
+    case casting::same_kind: return can_cast_safely(from, to) || kind_rank(from) <= kind_rank(to);
+    case casting::unsafe: break;
+  }
+  return true;
+}
+
+dtype promote_types(dtype a, dtype b) noexcept {
+  // Type ids are ordered so that the first dtype both cast to safely is the
+  // smallest common one, which is NumPy's answer for every pair of these dtypes.
+  for (int i = 0; i < dtype::count; ++i) {
+    const auto t = dtype::from_index(i);
+    if (can_cast_safely(a, t) && can_cast_safely(b, t)) return t;
+  }
+  return complex128;
+}
+
+namespace {
+
+template <class T>
+struct is_complex : std::false_type {};
+template <class T>
+struct is_complex<std::complex<T>> : std::true_type {};
+
+template <class To, class From>
+To convert(From v) noexcept {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);  // complex: true when either part is nonzero, as NumPy
+  } else if constexpr (is_complex<From>::value) {
+    if constexpr (is_complex<To>::value)
+      return To(static_cast<typename To::value_type>(v.real()), static_cast<typename To::value_type>(v.imag()));
+    else
+      return convert<To>(v.real());
+  } else if constexpr (is_complex<To>::value) {
+    return To(static_cast<typename To::value_type>(v), 0);
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    // C++ leaves NaN and out-of-range conversions undefined; give x86's answer.
+    if constexpr (std::is_unsigned_v<To> && sizeof(To) == 8) {
+      if (v >= From(0) && v < From(18446744073709551616.0)) return static_cast<To>(v);
+    }
+    if (!(v >= From(-9223372036854775808.0) && v < From(9223372036854775808.0)))
+      return static_cast<To>(static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::min()));
+    return static_cast<To>(static_cast<std::int64_t>(v));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <class From, class To>
+void cast_loop(const std::byte* src, std::int64_t src_step, std::byte* dst, std::int64_t dst_step, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    From v;
+    std::memcpy(&v, src + i * src_step, sizeof(From));
+    const To r = convert<To>(v);
+    std::memcpy(dst + i * dst_step, &r, sizeof(To));
+  }
+}
+
+}  // namespace
+
+cast_loop_fn get_cast_loop(dtype from, dtype to) noexcept {
+  return visit_dtype(from, [&](auto f) {
+    return visit_dtype(to, [&](auto t) -> cast_loop_fn { return &cast_loop<decltype(f), decltype(t)>; });
+  });
+}
+
+}  // namespace ufunc

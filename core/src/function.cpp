@@ -1,0 +1,421 @@
+#include <ufunc/core/function.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <shared_mutex>
+
+#include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/execute.hpp>
+#include <ufunc/core/detail/run_loop.hpp>
+#include <ufunc/core/elementwise.hpp>
+#include <ufunc/core/error.hpp>
+
+namespace ufunc {
+
+namespace detail {
+
+struct function_state {
+  std::string name;
+  std::string doc;
+  int nin;
+  int nout;
+  std::optional<weak_scalar> identity;
+  mutable std::shared_mutex mutex;  // guards `loops` against add_loop during calls
+  std::vector<loop_entry> loops;
+};
+
+}  // namespace detail
+
+namespace {
+
+// Kinds in the order NEP 50 compares a weak scalar with the array dtypes: a weak
+// scalar adopts the arrays' dtype unless its kind is higher.
+int kind_rank(dtype_kind k) noexcept {
+  switch (k) {
+    case dtype_kind::boolean: return 0;
+    case dtype_kind::unsigned_int:
+    case dtype_kind::signed_int: return 1;
+    case dtype_kind::floating: return 2;
+    case dtype_kind::complex: break;
+  }
+  return 3;
+}
+int kind_rank(weak_scalar::kind k) noexcept { return static_cast<int>(k); }
+
+std::string dtype_list(std::span<const dtype> types) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < types.size(); ++i) s += (i ? ", " : "") + std::string(types[i].name());
+  return s + ")";
+}
+
+// An input as the resolver sees it: a dtype, or a weak scalar still free to take
+// the dtype of the loop's slot.
+struct resolver_input {
+  dtype type;
+  const weak_scalar* weak;  // non-null while the scalar stays weak
+};
+
+// NEP 50: weak scalars take the dtype of the arrays unless their kind is higher,
+// in which case they become their kind's default dtype (at the arrays' precision
+// for complex over float32).
+void apply_weak_promotion(std::span<resolver_input> in, const std::string& ufunc_name) {
+  std::optional<dtype> strong;
+  for (const auto& r : in)
+    if (!r.weak) strong = strong ? promote_types(*strong, r.type) : r.type;
+  for (auto& r : in) {
+    if (!r.weak) continue;
+    if (!strong) {  // only scalars: each is its default dtype, as np.add(1, 2.0)
+      r.type = r.weak->default_dtype();
+      r.weak = nullptr;
+      continue;
+    }
+    if (kind_rank(r.weak->value_kind()) > kind_rank(strong->kind())) {
+      r.type = (r.weak->value_kind() == weak_scalar::kind::complex && *strong == float32) ? complex64
+                                                                                           : r.weak->default_dtype();
+      r.weak = nullptr;
+      continue;
+    }
+    if (!r.weak->fits(*strong))
+      throw overflow_error("ufunc '" + ufunc_name + "': Python integer " + r.weak->str() + " out of bounds for " +
+                           std::string(strong->name()));
+    r.type = *strong;  // what it is reported as in messages
+  }
+}
+
+bool input_matches(const resolver_input& in, dtype loop_type, casting rule) {
+  if (in.weak)
+    return kind_rank(in.weak->value_kind()) <= kind_rank(loop_type.kind()) && in.weak->fits(loop_type);
+  return can_cast(in.type, loop_type, rule);
+}
+
+// The requested fixed types (signature= or dtype=), with unset slots empty.
+struct fixed_types {
+  std::optional<dtype> slot[max_operands];
+  bool any = false;
+};
+
+fixed_types fixed_from_options(const call_options& opt, int nin, int nout, const std::string& name) {
+  fixed_types f;
+  if (!opt.signature.empty()) {
+    const auto sig = type_signature::parse(opt.signature);
+    if (sig.nin() != nin || sig.nout() != nout)
+      throw value_error("ufunc '" + name + "': signature '" + std::string(opt.signature) + "' has " +
+                        std::to_string(sig.nin()) + " inputs and " + std::to_string(sig.nout()) +
+                        " outputs; the ufunc takes " + std::to_string(nin) + " and " + std::to_string(nout));
+    for (int i = 0; i < nin + nout; ++i) f.slot[i] = sig[i];
+    f.any = true;
+  }
+  if (opt.dtype) {
+    for (int i = nin; i < nin + nout; ++i) {
+      if (f.slot[i] && *f.slot[i] != *opt.dtype)
+        throw value_error("ufunc '" + name + "': dtype= and signature= disagree on output " +
+                          std::to_string(i - nin));
+      f.slot[i] = *opt.dtype;
+    }
+    f.any = true;
+  }
+  return f;
+}
+
+const loop_entry& find_loop(const detail::function_state& st, std::span<const resolver_input> in,
+                            const fixed_types& fixed, casting rule) {
+  // NumPy searches for the first loop every input casts to safely (or, with fixed
+  // types, under the caller's rule); the chosen loop is validated afterwards.
+  const casting search_rule = fixed.any ? rule : casting::safe;
+  for (const auto& loop : st.loops) {
+    bool ok = true;
+    for (int i = 0; i < st.nin + st.nout && ok; ++i)
+      ok = !fixed.slot[i] || *fixed.slot[i] == loop.types[i];
+    for (int i = 0; i < st.nin && ok; ++i) ok = input_matches(in[i], loop.types.input(i), search_rule);
+    if (ok) return loop;
+  }
+  std::vector<dtype> types;
+  for (const auto& r : in) types.push_back(r.type);
+  std::string msg = "ufunc '" + st.name + "' has no loop for input dtypes " + dtype_list(types);
+  if (fixed.any) msg += " with the requested signature/dtype and casting '" + std::string(to_string(rule)) + "'";
+  msg += "; registered signatures:";
+  if (st.loops.empty()) msg += " none";
+  for (const auto& loop : st.loops) msg += " " + loop.types.str();
+  throw no_loop_error(msg);
+}
+
+std::byte* lowest_byte(const array& a) {
+  std::byte* p = a.data();
+  for (std::size_t d = 0; d < a.ndim(); ++d)
+    if (a.strides()[d] < 0) p += (a.shape()[d] - 1) * a.strides()[d];
+  return p;
+}
+std::byte* highest_byte(const array& a) {  // one past the last byte addressed
+  std::byte* p = a.data();
+  for (std::size_t d = 0; d < a.ndim(); ++d)
+    if (a.strides()[d] > 0) p += (a.shape()[d] - 1) * a.strides()[d];
+  return p + a.itemsize();
+}
+
+bool memory_overlaps(const array& a, const array& b) {
+  if (a.size() == 0 || b.size() == 0) return false;
+  return lowest_byte(a) < highest_byte(b) && lowest_byte(b) < highest_byte(a);
+}
+
+// Exactly the same elements in the same order: in-place operation is safe.
+bool same_view(const array& in, std::span<const std::int64_t> in_strides, const array& out) {
+  if (in.data() != out.data() || in.itemsize() != out.itemsize()) return false;
+  for (std::size_t d = 0; d < out.ndim(); ++d)
+    if (out.shape()[d] != 1 && in_strides[d] != out.strides()[d]) return false;
+  return true;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::vector<array> run_loop(const loop_call& c) {
+  const std::string st_name(c.name);
+  const auto& types = c.types;
+  const auto& options = c.options;
+  const auto& inputs = c.inputs;
+  const int nin = types.nin(), nout = types.nout(), nargs = nin + nout;
+  const target_id where_to_run = c.target;
+  // 2. Validate the casts the loop implies.
+  for (int i = 0; i < nin; ++i)
+    if (!inputs[i].is_scalar() && !can_cast(c.input_types[i], types.input(i), options.casting))
+      throw casting_error("Cannot cast ufunc '" + st_name + "' input " + std::to_string(i) + " from " +
+                          std::string(c.input_types[i].name()) + " to " + std::string(types.input(i).name()) +
+                          " with casting rule '" + std::string(to_string(options.casting)) + "'");
+  for (int i = 0; i < static_cast<int>(options.out.size()); ++i) {
+    const auto& o = options.out[i];
+    if (!o.valid()) throw value_error("ufunc '" + st_name + "': out[" + std::to_string(i) + "] is a null array");
+    if (!can_cast(types.output(i), o.type(), options.casting))
+      throw casting_error("Cannot cast ufunc '" + st_name + "' output " + std::to_string(i) + " from " +
+                          std::string(types.output(i).name()) + " to " + std::string(o.type().name()) +
+                          " with casting rule '" + std::string(to_string(options.casting)) + "'");
+    if (!o.writeable())
+      throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(i) + "] (" + o.describe() +
+                          ") is read-only");
+  }
+  const bool has_where = options.where.valid();
+  if (has_where && options.where.type() != bool_)
+    throw dtype_error("ufunc '" + st_name + "': where= must be a bool array, not " + options.where.describe());
+
+  // 3. Where everything lives.
+  auto check_host = [&](const array& a, const std::string& what) {
+    if (!a.device().is_host())
+      throw target_error("ufunc '" + st_name + "': " + what + " is on " + a.device().str() + ", but target '" +
+                         std::string(to_string(where_to_run)) + "' runs on the host");
+  };
+  for (int i = 0; i < nin; ++i)
+    if (!inputs[i].is_scalar()) check_host(inputs[i].as_array(), "input " + std::to_string(i));
+  for (std::size_t i = 0; i < options.out.size(); ++i) check_host(options.out[i], "out[" + std::to_string(i) + "]");
+  if (has_where) check_host(options.where, "where");
+
+  // 4. Broadcast. Outputs take part so that inputs broadcast up to a given out, but
+  // an out must already have the full shape.
+  dim_vector shapes[max_operands + 1];
+  int nshapes = 0;
+  for (int i = 0; i < nin; ++i)
+    if (!inputs[i].is_scalar()) shapes[nshapes++] = inputs[i].as_array().shape();
+  if (has_where) shapes[nshapes++] = options.where.shape();
+  for (const auto& o : options.out) shapes[nshapes++] = o.shape();
+  const dim_vector shape = broadcast_shapes({shapes, static_cast<std::size_t>(nshapes)});
+  for (std::size_t i = 0; i < options.out.size(); ++i)
+    if (!(options.out[i].shape() == shape))
+      throw broadcast_error("ufunc '" + st_name + "': non-broadcastable output operand with shape " +
+                            array::shape_string(options.out[i].shape()) + " doesn't match the broadcast shape " +
+                            array::shape_string(shape));
+
+  // 5. Outputs.
+  std::vector<array> outs;
+  outs.reserve(static_cast<std::size_t>(nout));
+  for (int i = 0; i < nout; ++i) {
+    if (!options.out.empty())
+      outs.push_back(options.out[i]);
+    else
+      outs.push_back(has_where ? array::zeros(shape, types.output(i)) : array::empty(shape, types.output(i)));
+  }
+
+  // 6. Overlap: an output may be an input exactly, nothing else.
+  dim_vector in_strides[max_operands];
+  for (int i = 0; i < nin; ++i)
+    if (!inputs[i].is_scalar()) {
+      const auto& a = inputs[i].as_array();
+      in_strides[i] = broadcast_strides(a.shape(), a.strides(), shape);
+    }
+  if (!options.out.empty()) {
+    for (int o = 0; o < nout; ++o) {
+      for (int i = 0; i < nin; ++i) {
+        if (inputs[i].is_scalar()) continue;
+        const auto& a = inputs[i].as_array();
+        if (memory_overlaps(a, outs[o]) && !same_view(a, in_strides[i], outs[o]))
+          throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(o) + "] partially overlaps input " +
+                              std::to_string(i) + "; pass a copy of the input or a separate output");
+      }
+      for (int p = 0; p < o; ++p)
+        if (memory_overlaps(outs[p], outs[o]))
+          throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(p) + "] and out[" +
+                              std::to_string(o) + "] overlap");
+      if (has_where && memory_overlaps(options.where, outs[o]))
+        throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(o) + "] overlaps the where mask");
+    }
+  }
+
+  const std::int64_t size = shape_size(shape);
+  if (size == 0) return outs;
+
+  // 7. Scalars become 0-d operands in the loop's dtype, stored on the stack.
+  alignas(16) std::byte scalar_storage[max_operands][16];
+  dim_vector zero_strides(shape.size(), 0);
+  dtype operand_types[max_operands + 1];
+  plan_operand ops[max_operands + 1];
+  for (int i = 0; i < nin; ++i) {
+    if (inputs[i].is_scalar()) {
+      const dtype t = c.input_types[i];
+      inputs[i].as_scalar().store(t, scalar_storage[i]);
+      operand_types[i] = t;
+      ops[i] = {scalar_storage[i], zero_strides};
+    } else {
+      operand_types[i] = inputs[i].as_array().type();
+      ops[i] = {inputs[i].as_array().data(), in_strides[i]};
+    }
+  }
+  for (int o = 0; o < nout; ++o) {
+    operand_types[nin + o] = outs[o].type();
+    ops[nin + o] = {outs[o].data(), outs[o].strides()};
+  }
+  dim_vector where_strides;
+  if (has_where) {
+    where_strides = broadcast_strides(options.where.shape(), options.where.strides(), shape);
+    ops[nargs] = {options.where.data(), where_strides};
+  }
+
+  const iteration_plan plan(shape, {ops, static_cast<std::size_t>(nargs + (has_where ? 1 : 0))});
+  const elementwise_task task(plan, nin, nout, has_where, c.fn, c.data, {operand_types, static_cast<std::size_t>(nargs)},
+                              types);
+  execute(where_to_run, task);
+  return outs;
+}
+
+}  // namespace detail
+
+function::function(std::string name, int nin, int nout, std::optional<weak_scalar> identity, std::string doc)
+    : state_(std::make_shared<detail::function_state>()) {
+  if (nin < 1 || nout < 1 || nin + nout > max_operands)
+    throw value_error("ufunc '" + name + "': needs at least one input and one output, at most " +
+                      std::to_string(max_operands) + " operands in all");
+  state_->name = std::move(name);
+  state_->doc = std::move(doc);
+  state_->nin = nin;
+  state_->nout = nout;
+  state_->identity = identity;
+}
+
+const std::string& function::name() const noexcept { return state_->name; }
+const std::string& function::doc() const noexcept { return state_->doc; }
+int function::nin() const noexcept { return state_->nin; }
+int function::nout() const noexcept { return state_->nout; }
+const std::optional<weak_scalar>& function::identity() const noexcept { return state_->identity; }
+
+std::size_t function::ntypes() const {
+  std::shared_lock lock(state_->mutex);
+  return state_->loops.size();
+}
+
+std::vector<std::string> function::types() const {
+  std::shared_lock lock(state_->mutex);
+  std::vector<std::string> out;
+  for (const auto& l : state_->loops) out.push_back(l.types.str());
+  return out;
+}
+
+void function::add_loop(loop_entry loop) {
+  if (loop.types.nin() != nin() || loop.types.nout() != nout())
+    throw value_error("ufunc '" + name() + "' takes " + std::to_string(nin()) + " inputs and " +
+                      std::to_string(nout()) + " outputs; loop " + loop.types.str() + " does not");
+  if (loop.host == nullptr) throw value_error("ufunc '" + name() + "': loop " + loop.types.str() + " has no code");
+  std::unique_lock lock(state_->mutex);
+  for (auto& l : state_->loops)
+    if (l.types == loop.types) {
+      l = std::move(loop);
+      return;
+    }
+  state_->loops.push_back(std::move(loop));
+}
+
+type_signature function::resolve(std::span<const dtype> inputs, const call_options& options) const {
+  if (static_cast<int>(inputs.size()) != nin())
+    throw value_error("ufunc '" + name() + "' takes " + std::to_string(nin()) + " inputs, got " +
+                      std::to_string(inputs.size()));
+  resolver_input in[max_operands];
+  for (int i = 0; i < nin(); ++i) in[i] = {inputs[i], nullptr};
+  const auto fixed = fixed_from_options(options, nin(), nout(), name());
+  std::shared_lock lock(state_->mutex);
+  return find_loop(*state_, {in, inputs.size()}, fixed, options.casting).types;
+}
+
+array function::operator()(const operand& a, const call_options& options) const {
+  const operand ops[] = {a};
+  return call_single(ops, options);
+}
+array function::operator()(const operand& a, const operand& b, const call_options& options) const {
+  const operand ops[] = {a, b};
+  return call_single(ops, options);
+}
+array function::operator()(const operand& a, const operand& b, const operand& c,
+                           const call_options& options) const {
+  const operand ops[] = {a, b, c};
+  return call_single(ops, options);
+}
+
+array function::call_single(std::span<const operand> inputs, const call_options& options) const {
+  if (nout() != 1)
+    throw value_error("ufunc '" + name() + "' has " + std::to_string(nout()) +
+                      " outputs; use call() to receive all of them");
+  auto outs = call(inputs, options);
+  return std::move(outs[0]);
+}
+
+std::vector<array> function::call(std::span<const operand> inputs, const call_options& options) const {
+  const detail::function_state& st = *state_;
+  const int nin = st.nin, nout = st.nout;
+  if (static_cast<int>(inputs.size()) != nin)
+    throw value_error("ufunc '" + st.name + "' takes " + std::to_string(nin) + " inputs, got " +
+                      std::to_string(inputs.size()));
+  if (!options.out.empty() && static_cast<int>(options.out.size()) != nout)
+    throw value_error("ufunc '" + st.name + "' has " + std::to_string(nout) + " outputs, but out= names " +
+                      std::to_string(options.out.size()));
+
+  const target_id where_to_run = detail::resolve_target(options.target);
+
+  // 1. Resolve the loop.
+  resolver_input rin[max_operands];
+  for (int i = 0; i < nin; ++i) {
+    if (inputs[i].is_scalar()) {
+      rin[i] = {dtype{}, &inputs[i].as_scalar()};
+    } else {
+      const auto& a = inputs[i].as_array();
+      if (!a.valid()) throw value_error("ufunc '" + st.name + "': input " + std::to_string(i) + " is a null array");
+      rin[i] = {a.type(), nullptr};
+    }
+  }
+  apply_weak_promotion({rin, static_cast<std::size_t>(nin)}, st.name);
+  const auto fixed = fixed_from_options(options, nin, nout, st.name);
+  type_signature types;
+  inner_loop_fn loop_fn;
+  const void* loop_data;
+  std::shared_ptr<const void> keepalive;  // the loop may be replaced while we run
+  {
+    std::shared_lock lock(st.mutex);
+    const auto& loop = find_loop(st, {rin, static_cast<std::size_t>(nin)}, fixed, options.casting);
+    types = loop.types;
+    loop_fn = loop.host;
+    loop_data = loop.host_data;
+    keepalive = loop.keepalive;
+  }
+
+  dtype input_types[max_operands];
+  for (int i = 0; i < nin; ++i) input_types[i] = rin[i].weak ? types.input(i) : rin[i].type;
+  return detail::run_loop({st.name, types, loop_fn, loop_data, inputs, {input_types, static_cast<std::size_t>(nin)},
+                           options, where_to_run});
+}
+
+}  // namespace ufunc

@@ -1,0 +1,64 @@
+#include <ufunc/core/scalar.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+
+namespace ufunc {
+
+bool weak_scalar::fits(dtype t) const noexcept {
+  if (kind_ != kind::integer || !t.is_integer()) return true;
+  return visit_dtype(t, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      return int_ >= static_cast<detail::int128>(std::numeric_limits<T>::min()) &&
+             int_ <= static_cast<detail::int128>(std::numeric_limits<T>::max());
+    else
+      return true;
+  });
+}
+
+void weak_scalar::store(dtype t, void* dst) const noexcept {
+  visit_dtype(t, [&](auto v) {
+    using T = decltype(v);
+    T out{};
+    if constexpr (std::is_same_v<T, bool>) {
+      out = kind_ == kind::integer ? int_ != 0 : (real_ != 0 || imag_ != 0);
+    } else if constexpr (std::is_integral_v<T>) {
+      // Only reached with values that fit (checked during resolution) or with
+      // unsafe casting; wrap modulo 2^N as NumPy's C casts do.
+      out = kind_ == kind::integer ? static_cast<T>(static_cast<std::uint64_t>(int_))
+                                   : static_cast<T>(std::isfinite(real_) && std::fabs(real_) < 9.2e18
+                                                        ? static_cast<std::int64_t>(real_)
+                                                        : std::numeric_limits<std::int64_t>::min());
+    } else if constexpr (std::is_floating_point_v<T>) {
+      out = kind_ == kind::integer ? static_cast<T>(int_) : static_cast<T>(real_);
+    } else {
+      using R = typename T::value_type;
+      out = kind_ == kind::integer ? T(static_cast<R>(int_), 0) : T(static_cast<R>(real_), static_cast<R>(imag_));
+    }
+    std::memcpy(dst, &out, sizeof(T));
+  });
+}
+
+std::string weak_scalar::str() const {
+  std::ostringstream s;
+  switch (kind_) {
+    case kind::boolean: return int_ ? "True" : "False";
+    case kind::integer: {
+      // __int128 has no stream operator; every value that reaches here fits in
+      // 65 bits, so split off the sign.
+      if (int_ < 0) s << '-' << static_cast<unsigned long long>(-int_);
+      else s << static_cast<unsigned long long>(int_);
+      break;
+    }
+    case kind::floating: s << real_; break;
+    case kind::complex: s << '(' << real_ << (imag_ < 0 ? "" : "+") << imag_ << "j)"; break;
+  }
+  return s.str();
+}
+
+}  // namespace ufunc

@@ -1,0 +1,97 @@
+#include <cstdlib>
+#include <string>
+
+#include <ufunc/backends/cpu/execute.hpp>
+#include <ufunc/core/detail/execute.hpp>
+#include <ufunc/core/elementwise.hpp>
+#include <ufunc/core/error.hpp>
+#include <ufunc/core/target.hpp>
+
+namespace ufunc {
+
+std::string_view to_string(target_id t) noexcept {
+  switch (t) {
+    case target_id::cpu: return "cpu";
+    case target_id::parallel: return "parallel";
+    case target_id::cuda: return "cuda";
+    case target_id::automatic: break;
+  }
+  return "automatic";
+}
+
+target_id target_from_string(std::string_view name) {
+  for (auto t : {target_id::cpu, target_id::parallel, target_id::cuda, target_id::automatic})
+    if (to_string(t) == name) return t;
+  throw target_error("unknown target '" + std::string(name) + "' (known: cpu, parallel, cuda, automatic)");
+}
+
+bool target_available(target_id t) noexcept {
+  switch (t) {
+    case target_id::cpu:
+    case target_id::automatic: return true;
+    case target_id::parallel:
+    case target_id::cuda: break;
+  }
+  return false;
+}
+
+void require_target(target_id t) {
+  if (target_available(t)) return;
+  const char* preset = t == target_id::parallel ? "tbb" : "cuda";
+  const char* option = t == target_id::parallel ? "UFUNC_ENABLE_TBB" : "UFUNC_ENABLE_CUDA";
+  throw target_error("target '" + std::string(to_string(t)) +
+                     "' is not compiled into this build of ufunc; configure with the '" + preset + "' or 'all' preset (" +
+                     option + "=ON)");
+}
+
+namespace detail {
+
+namespace {
+
+// UFUNC_TARGET is read once: the environment of a running program is not expected
+// to change, and reading it on every call would cost more than a small call itself.
+struct environment_target {
+  std::optional<target_id> value;
+  std::string error;
+  environment_target() {
+    const char* v = std::getenv("UFUNC_TARGET");
+    if (v == nullptr || *v == '\0') return;
+    try {
+      value = target_from_string(v);
+    } catch (const target_error& e) {
+      error = std::string("UFUNC_TARGET: ") + e.what();
+    }
+  }
+};
+
+}  // namespace
+
+target_id resolve_target(std::optional<target_id> requested) {
+  static const environment_target env;
+  target_id t;
+  if (requested) {
+    t = *requested;
+  } else if (!env.error.empty()) {
+    throw target_error(env.error);
+  } else {
+    t = env.value.value_or(target::default_target::id);
+  }
+  require_target(t);
+  // Only the cpu backend exists in this build, so automatic has one choice.
+  return t == target_id::automatic ? target_id::cpu : t;
+}
+
+void execute(target_id t, const elementwise_task& task) {
+  switch (t) {
+    case target_id::cpu: backends::cpu::execute(task); return;
+    case target_id::parallel:
+    case target_id::cuda:
+    case target_id::automatic: break;
+  }
+  require_target(t);
+  throw target_error("no executor for target '" + std::string(to_string(t)) + "'");
+}
+
+}  // namespace detail
+
+}  // namespace ufunc

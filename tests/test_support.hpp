@@ -1,0 +1,68 @@
+// Shared pieces of the unit tests: the type lists TEST_CASE_TEMPLATE runs over, the
+// targets a test runs on, and comparison helpers.
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include <ufunc/ufunc.hpp>
+
+namespace ufunc_test {
+
+// Every element type, and subsets, for TEST_CASE_TEMPLATE.
+#define UFUNC_TEST_ALL_TYPES                                                                                      \
+  bool, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t,        \
+      std::uint64_t, float, double, std::complex<float>, std::complex<double>
+#define UFUNC_TEST_NUMERIC_TYPES                                                                                  \
+  std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t,              \
+      std::uint64_t, float, double, std::complex<float>, std::complex<double>
+#define UFUNC_TEST_REAL_TYPES                                                                                     \
+  std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t,              \
+      std::uint64_t, float, double
+#define UFUNC_TEST_FLOAT_TYPES float, double
+
+// Targets compiled into this build; each later backend adds itself here so that
+// every typed test runs on it too.
+#define UFUNC_TEST_TARGETS ufunc::target::cpu
+
+/// Deterministic test values of type T, varied and away from overflow for small
+/// integer types (values in [-50, 50], or [0, 100] for unsigned).
+template <class T>
+std::vector<T> sample_values(std::size_t n, unsigned seed = 1) {
+  std::mt19937 gen(seed);
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      x = gen() & 1u;
+    } else if constexpr (std::is_integral_v<T>) {
+      const int r = static_cast<int>(gen() % 101u);
+      x = static_cast<T>(std::is_signed_v<T> ? r - 50 : r);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      x = static_cast<T>(std::uniform_real_distribution<double>(-10, 10)(gen));
+    } else {
+      using R = typename T::value_type;
+      x = T(static_cast<R>(std::uniform_real_distribution<double>(-10, 10)(gen)),
+            static_cast<R>(std::uniform_real_distribution<double>(-10, 10)(gen)));
+    }
+  }
+  return v;
+}
+
+/// Distance in units in the last place between two finite floats of type T.
+template <class T>
+double ulp_distance(T a, T b) {
+  if (a == b) return 0;
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : INFINITY;
+  const T scale = std::max(std::abs(a), std::abs(b));
+  const T ulp = std::nextafter(scale, std::numeric_limits<T>::infinity()) - scale;
+  return std::abs(static_cast<double>(a) - static_cast<double>(b)) / static_cast<double>(ulp);
+}
+
+}  // namespace ufunc_test
