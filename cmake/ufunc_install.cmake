@@ -9,7 +9,11 @@ install(TARGETS ufunc EXPORT ufuncTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-foreach(dir core/include backends/cpu/include ufuncs/include)
+set(_ufunc_header_dirs core/include backends/cpu/include ufuncs/include)
+if(UFUNC_ENABLE_TBB)
+  list(APPEND _ufunc_header_dirs backends/parallel/include)
+endif()
+foreach(dir IN LISTS _ufunc_header_dirs)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ufunc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 install(EXPORT ufuncTargets NAMESPACE ufunc:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ufunc)
@@ -17,4 +21,5 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ufuncConfig.cmake.in
   ${PROJECT_BINARY_DIR}/ufuncConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ufunc)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/ufuncConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/ufuncConfig.cmake ${PROJECT_BINARY_DIR}/ufuncConfigVersion.cmake
+  ${PROJECT_SOURCE_DIR}/cmake/ufunc_xsimd_fixup.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ufunc)

@@ -30,12 +30,17 @@ namespace ufunc_test {
 
 // Targets compiled into this build; each later backend adds itself here so that
 // every typed test runs on it too.
+#if defined(UFUNC_HAS_TBB)
+#define UFUNC_TEST_TARGETS ufunc::target::cpu, ufunc::target::parallel
+#else
 #define UFUNC_TEST_TARGETS ufunc::target::cpu
+#endif
 
 /// Deterministic test values of type T, varied and away from overflow for small
 /// integer types (values in [-50, 50], or [0, 100] for unsigned).
 template <class T>
 std::vector<T> sample_values(std::size_t n, unsigned seed = 1) {
+  static_assert(!std::is_same_v<T, bool>, "std::vector<bool> is not contiguous: use sample_array<bool>");
   std::mt19937 gen(seed);
   std::vector<T> v(n);
   for (auto& x : v) {
@@ -53,6 +58,20 @@ std::vector<T> sample_values(std::size_t n, unsigned seed = 1) {
     }
   }
   return v;
+}
+
+/// The same values as sample_values, in a new 1-d array (works for bool too).
+template <class T>
+ufunc::array_t<T> sample_array(std::size_t n, unsigned seed = 1) {
+  auto a = ufunc::empty<T>({static_cast<std::int64_t>(n)});
+  if constexpr (std::is_same_v<T, bool>) {
+    std::mt19937 gen(seed);
+    for (std::size_t i = 0; i < n; ++i) a.data()[i] = (gen() & 1u) != 0;
+  } else {
+    const auto v = sample_values<T>(n, seed);
+    std::copy(v.begin(), v.end(), a.data());
+  }
+  return a;
 }
 
 /// Distance in units in the last place between two finite floats of type T.

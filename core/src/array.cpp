@@ -9,24 +9,30 @@
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/memory.hpp>
 #include <ufunc/core/elementwise.hpp>
+#include <ufunc/core/scalar.hpp>
 
 namespace ufunc {
 
 namespace {
 
 std::int64_t checked_size(std::span<const std::int64_t> shape, std::size_t itemsize) {
+  // As NumPy: the byte size of the non-zero extents must fit in int64 even when a
+  // zero extent makes the array empty.
   std::int64_t n = 1;
-  bool overflow = false;
+  bool overflow = false, empty = false;
   for (auto e : shape) {
     if (e < 0) throw value_error("negative dimensions are not allowed: shape " + array::shape_string(shape));
-    overflow |= __builtin_mul_overflow(n, e, &n);
+    if (e == 0)
+      empty = true;
+    else
+      overflow |= __builtin_mul_overflow(n, e, &n);
   }
   std::int64_t bytes = 0;
   overflow |= __builtin_mul_overflow(n, static_cast<std::int64_t>(itemsize), &bytes);
-  if (overflow && n != 0)
+  if (overflow)
     throw overflow_error("array is too big: shape " + array::shape_string(shape) + " of " +
                          std::to_string(itemsize) + "-byte elements overflows 64-bit sizes");
-  return n;
+  return empty ? 0 : n;
 }
 
 dim_vector c_strides(std::span<const std::int64_t> shape, std::size_t itemsize) {
@@ -84,6 +90,7 @@ array array::zeros(const dim_vector& shape, dtype type, ufunc::device where) {
 }
 
 bool array::is_c_contiguous() const noexcept {
+  if (size_ == 0) return true;
   std::int64_t expected = static_cast<std::int64_t>(itemsize());
   for (std::size_t i = ndim(); i-- > 0;) {
     if (shape_[i] == 0) return true;
@@ -94,6 +101,7 @@ bool array::is_c_contiguous() const noexcept {
 }
 
 bool array::is_f_contiguous() const noexcept {
+  if (size_ == 0) return true;
   std::int64_t expected = static_cast<std::int64_t>(itemsize());
   for (std::size_t i = 0; i < ndim(); ++i) {
     if (shape_[i] == 0) return true;
@@ -150,12 +158,14 @@ array array::operator[](std::initializer_list<index> indices) const {
     };
     const auto start = step > 0 ? clamp(s.start, 0, 0, n) : clamp(s.start, n - 1, -1, n - 1);
     const auto stop = step > 0 ? clamp(s.stop, n, 0, n) : clamp(s.stop, -1, -1, n - 1);
-    std::int64_t len = 0;
-    if (step > 0 && stop > start) len = (stop - start + step - 1) / step;
-    if (step < 0 && start > stop) len = (start - stop + (-step) - 1) / (-step);
+    // 128-bit arithmetic: steps near the int64 limits must not overflow.
+    const detail::int128 wide_step = step, distance = step > 0 ? stop - start : start - stop;
+    const detail::int128 magnitude = wide_step < 0 ? -wide_step : wide_step;
+    const auto len = distance > 0 ? static_cast<std::int64_t>((distance - 1) / magnitude + 1) : std::int64_t{0};
     if (len > 0) p += start * strides_[axis];
     r.shape_.push_back(len);
-    r.strides_.push_back(strides_[axis] * step);
+    // With fewer than two elements the stride is never used; keep it finite.
+    r.strides_.push_back(len > 1 ? strides_[axis] * step : strides_[axis]);
     ++axis;
   };
   for (const auto& i : indices) {
@@ -170,6 +180,9 @@ array array::operator[](std::initializer_list<index> indices) const {
     }
   }
   while (axis < ndim()) take_slice(slice{});
+  if (r.shape_.size() > static_cast<std::size_t>(max_ndim))
+    throw index_error("number of dimensions must be within [0, " + std::to_string(max_ndim) +
+                      "], indexing result would have " + std::to_string(r.shape_.size()));
   r.data_ = p;
   r.size_ = shape_size(r.shape_);
   return r;
@@ -223,6 +236,9 @@ array array::reshape(const dim_vector& new_shape_in) const {
   if (shape_size(shape) != size_)
     throw value_error("cannot reshape array of size " + std::to_string(size_) + " into shape " +
                       shape_string(new_shape_in));
+  if (shape.size() > static_cast<std::size_t>(max_ndim))
+    throw value_error("maximum supported dimension for an array is " + std::to_string(max_ndim) + ", found " +
+                      std::to_string(shape.size()));
   if (is_c_contiguous()) {
     array r = *this;
     r.strides_ = c_strides(shape, itemsize());
@@ -249,7 +265,12 @@ array array::astype(dtype type) const {
 
 void array::copy_to(const array& dst) const {
   check_element_type(dtype_);
-  detail::copy_cast(*this, dst);
+  // Overlapping views (a[::-1] into a) would read what the copy already wrote:
+  // go through a temporary, as np.copyto does.
+  if (detail::may_share_memory(*this, dst))
+    detail::copy_cast(copy(), dst);
+  else
+    detail::copy_cast(*this, dst);
 }
 
 std::string array::shape_string(std::span<const std::int64_t> shape) {
@@ -267,6 +288,26 @@ std::string array::describe() const {
 }
 
 namespace detail {
+
+namespace {
+std::byte* lowest_byte(const array& a) {
+  std::byte* p = a.data();
+  for (std::size_t d = 0; d < a.ndim(); ++d)
+    if (a.strides()[d] < 0) p += (a.shape()[d] - 1) * a.strides()[d];
+  return p;
+}
+std::byte* end_byte(const array& a) {  // one past the last byte addressed
+  std::byte* p = a.data();
+  for (std::size_t d = 0; d < a.ndim(); ++d)
+    if (a.strides()[d] > 0) p += (a.shape()[d] - 1) * a.strides()[d];
+  return p + a.itemsize();
+}
+}  // namespace
+
+bool may_share_memory(const array& a, const array& b) noexcept {
+  if (a.size() == 0 || b.size() == 0 || a.device() != b.device()) return false;
+  return lowest_byte(a) < end_byte(b) && lowest_byte(b) < end_byte(a);
+}
 
 void check_view_extent(std::span<const std::int64_t> shape, std::span<const std::int64_t> byte_strides,
                        std::size_t itemsize, std::size_t bytes) {

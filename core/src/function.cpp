@@ -23,6 +23,7 @@ struct function_state {
   std::optional<weak_scalar> identity;
   mutable std::shared_mutex mutex;  // guards `loops` against add_loop during calls
   std::vector<loop_entry> loops;
+  std::vector<std::pair<std::vector<dtype>, std::string>> rejected;
 };
 
 }  // namespace detail
@@ -120,16 +121,25 @@ fixed_types fixed_from_options(const call_options& opt, int nin, int nout, const
 
 const loop_entry& find_loop(const detail::function_state& st, std::span<const resolver_input> in,
                             const fixed_types& fixed, casting rule) {
+  for (const auto& [types, reason] : st.rejected)
+    if (std::equal(types.begin(), types.end(), in.begin(), in.end(),
+                   [](dtype t, const resolver_input& r) { return t == r.type; }))
+      throw no_loop_error("ufunc '" + st.name + "': " + reason);
   // NumPy searches for the first loop every input casts to safely (or, with fixed
   // types, under the caller's rule); the chosen loop is validated afterwards.
   const casting search_rule = fixed.any ? rule : casting::safe;
+  const loop_entry* first_fixed_match = nullptr;
   for (const auto& loop : st.loops) {
     bool ok = true;
     for (int i = 0; i < st.nin + st.nout && ok; ++i)
       ok = !fixed.slot[i] || *fixed.slot[i] == loop.types[i];
+    if (ok && fixed.any && !first_fixed_match) first_fixed_match = &loop;
     for (int i = 0; i < st.nin && ok; ++i) ok = input_matches(in[i], loop.types.input(i), search_rule);
     if (ok) return loop;
   }
+  // As NumPy: with fixed types, the first loop that has them is chosen anyway, and
+  // the caller's cast check then names the input that cannot be converted.
+  if (first_fixed_match) return *first_fixed_match;
   std::vector<dtype> types;
   for (const auto& r : in) types.push_back(r.type);
   std::string msg = "ufunc '" + st.name + "' has no loop for input dtypes " + dtype_list(types);
@@ -138,24 +148,6 @@ const loop_entry& find_loop(const detail::function_state& st, std::span<const re
   if (st.loops.empty()) msg += " none";
   for (const auto& loop : st.loops) msg += " " + loop.types.str();
   throw no_loop_error(msg);
-}
-
-std::byte* lowest_byte(const array& a) {
-  std::byte* p = a.data();
-  for (std::size_t d = 0; d < a.ndim(); ++d)
-    if (a.strides()[d] < 0) p += (a.shape()[d] - 1) * a.strides()[d];
-  return p;
-}
-std::byte* highest_byte(const array& a) {  // one past the last byte addressed
-  std::byte* p = a.data();
-  for (std::size_t d = 0; d < a.ndim(); ++d)
-    if (a.strides()[d] > 0) p += (a.shape()[d] - 1) * a.strides()[d];
-  return p + a.itemsize();
-}
-
-bool memory_overlaps(const array& a, const array& b) {
-  if (a.size() == 0 || b.size() == 0) return false;
-  return lowest_byte(a) < highest_byte(b) && lowest_byte(b) < highest_byte(a);
 }
 
 // Exactly the same elements in the same order: in-place operation is safe.
@@ -246,15 +238,15 @@ std::vector<array> run_loop(const loop_call& c) {
       for (int i = 0; i < nin; ++i) {
         if (inputs[i].is_scalar()) continue;
         const auto& a = inputs[i].as_array();
-        if (memory_overlaps(a, outs[o]) && !same_view(a, in_strides[i], outs[o]))
+        if (detail::may_share_memory(a, outs[o]) && !same_view(a, in_strides[i], outs[o]))
           throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(o) + "] partially overlaps input " +
                               std::to_string(i) + "; pass a copy of the input or a separate output");
       }
       for (int p = 0; p < o; ++p)
-        if (memory_overlaps(outs[p], outs[o]))
+        if (detail::may_share_memory(outs[p], outs[o]))
           throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(p) + "] and out[" +
                               std::to_string(o) + "] overlap");
-      if (has_where && memory_overlaps(options.where, outs[o]))
+      if (has_where && detail::may_share_memory(options.where, outs[o]))
         throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(o) + "] overlaps the where mask");
     }
   }
@@ -339,6 +331,14 @@ void function::add_loop(loop_entry loop) {
       return;
     }
   state_->loops.push_back(std::move(loop));
+}
+
+void function::reject_inputs(std::vector<dtype> inputs, std::string reason) {
+  if (static_cast<int>(inputs.size()) != nin())
+    throw value_error("ufunc '" + name() + "' takes " + std::to_string(nin()) + " inputs; reject_inputs got " +
+                      std::to_string(inputs.size()));
+  std::unique_lock lock(state_->mutex);
+  state_->rejected.emplace_back(std::move(inputs), std::move(reason));
 }
 
 type_signature function::resolve(std::span<const dtype> inputs, const call_options& options) const {

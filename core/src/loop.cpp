@@ -36,7 +36,11 @@ type_signature type_signature::parse(std::string_view text) {
         side.remove_prefix(1);
       }
       if (n == max_operands) throw value_error("signature '" + std::string(text) + "' has too many operands");
-      sig.types_[n++] = dtype::from_string(item);
+      try {
+        sig.types_[n++] = dtype::from_string(item);
+      } catch (const dtype_error& e) {
+        throw value_error("signature '" + std::string(text) + "': " + e.what());
+      }
       ++count;
     }
     return count;

@@ -2,6 +2,9 @@
 #include <string>
 
 #include <ufunc/backends/cpu/execute.hpp>
+#if defined(UFUNC_HAS_TBB)
+#include <ufunc/backends/parallel/execute.hpp>
+#endif
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
@@ -29,7 +32,11 @@ bool target_available(target_id t) noexcept {
   switch (t) {
     case target_id::cpu:
     case target_id::automatic: return true;
-    case target_id::parallel:
+#if defined(UFUNC_HAS_TBB)
+    case target_id::parallel: return true;
+#else
+    case target_id::parallel: return false;
+#endif
     case target_id::cuda: break;
   }
   return false;
@@ -77,16 +84,22 @@ target_id resolve_target(std::optional<target_id> requested) {
     t = env.value.value_or(target::default_target::id);
   }
   require_target(t);
-  // Only the cpu backend exists in this build, so automatic has one choice.
-  return t == target_id::automatic ? target_id::cpu : t;
+  return t;
 }
 
 void execute(target_id t, const elementwise_task& task) {
   switch (t) {
     case target_id::cpu: backends::cpu::execute(task); return;
-    case target_id::parallel:
-    case target_id::cuda:
-    case target_id::automatic: break;
+#if defined(UFUNC_HAS_TBB)
+    case target_id::parallel: backends::parallel::execute(task); return;
+    // automatic, for host data: the parallel executor already keeps calls of at
+    // most one grain on the calling thread, which is the measured crossover.
+    case target_id::automatic: backends::parallel::execute(task); return;
+#else
+    case target_id::parallel: break;
+    case target_id::automatic: backends::cpu::execute(task); return;
+#endif
+    case target_id::cuda: break;
   }
   require_target(t);
   throw target_error("no executor for target '" + std::string(to_string(t)) + "'");

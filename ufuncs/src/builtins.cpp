@@ -93,8 +93,11 @@ const function& builtin_add() {
   return f;
 }
 const function& builtin_subtract() {
-  static const function f = make_builtin("subtract", 2, builtin_id::subtract, std::nullopt,
-                                         "Subtract arguments, element-wise.");
+  static const function f = [] {
+    auto s = make_builtin("subtract", 2, builtin_id::subtract, std::nullopt, "Subtract arguments, element-wise.");
+    s.reject_inputs({bool_, bool_}, "boolean subtract is not supported (as in NumPy); use bitwise_xor or logical_xor");
+    return s;
+  }();
   return f;
 }
 const function& builtin_multiply() {

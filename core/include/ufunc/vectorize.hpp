@@ -138,10 +138,6 @@ struct no_signature_matches {
                 "ufunc::array operands to have them cast under NumPy's rules instead, or add a signature.");
 };
 
-template <class Target>
-struct target_compiled : std::bool_constant<std::is_base_of_v<target::cpu, Target> &&
-                                            std::is_same_v<Target, target::cpu>> {};
-
 // Typed arguments as run-time operands (views; no copies).
 template <class A>
 operand as_operand(const A& a) {
@@ -182,8 +178,11 @@ class vectorized {
   static_assert(std::is_same_v<Target, target::cpu> || std::is_same_v<Target, target::parallel> ||
                     std::is_same_v<Target, target::cuda> || std::is_same_v<Target, target::automatic>,
                 "ufunc::vectorize: the target must be target::cpu, target::parallel, target::cuda or target::automatic");
+#if !defined(UFUNC_HAS_TBB)
   static_assert(!std::is_same_v<Target, target::parallel>,
-                "ufunc::vectorize: target::parallel (TBB) is not implemented in this version of ufunc");
+                "ufunc::vectorize: target::parallel needs the TBB backend: configure with the 'tbb' or 'all' preset "
+                "(UFUNC_ENABLE_TBB=ON)");
+#endif
   static_assert(!std::is_same_v<Target, target::cuda>,
                 "ufunc::vectorize: target::cuda is not implemented in this version of ufunc");
 

@@ -83,9 +83,16 @@ class array {
   /// The elements in C order, converted to T (a cast under unsafe rules, as astype).
   template <class T>
   [[nodiscard]] std::vector<T> to_vector() const {
-    std::vector<T> out(static_cast<std::size_t>(size_));
-    copy_to(array(out.data(), dtype_of<T>, shape_));
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
+      const auto bytes = astype(bool_);
+      std::vector<bool> out(static_cast<std::size_t>(size_));
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = reinterpret_cast<const bool*>(bytes.data())[i];
+      return out;
+    } else {
+      std::vector<T> out(static_cast<std::size_t>(size_));
+      copy_to(array(out.data(), dtype_of<T>, shape_));
+      return out;
+    }
   }
 
   /// NumPy basic indexing: integers drop a dimension, slices keep it, newaxis adds
@@ -152,14 +159,26 @@ class array_t : public array {
       : array(data, dtype_of<T>, std::move(shape), std::move(byte_strides), std::move(owner)) {}
 
   [[nodiscard]] T* data() const noexcept { return reinterpret_cast<T*>(array::data()); }
-  template <class... I>
-  [[nodiscard]] T& at(I... indices) const {
-    return array::at<T>(indices...);
+  /// Element access; the element type defaults to T (a.at(i, j)), and naming it
+  /// (a.at<T>(i, j)) works as on an untyped array.
+  template <class U = T, class... I>
+  [[nodiscard]] U& at(I... indices) const {
+    return array::at<U>(indices...);
   }
-  [[nodiscard]] T item() const { return array::item<T>(); }
-  [[nodiscard]] std::vector<T> to_vector() const { return array::to_vector<T>(); }
+  template <class U = T>
+  [[nodiscard]] U item() const {
+    return array::item<U>();
+  }
+  template <class U = T>
+  [[nodiscard]] std::vector<U> to_vector() const {
+    return array::to_vector<U>();
+  }
   array_t operator[](std::initializer_list<index> indices) const { return array_t(array::operator[](indices)); }
   [[nodiscard]] array_t transpose() const { return array_t(array::transpose()); }
+  [[nodiscard]] array_t transpose(std::span<const std::int64_t> axes) const { return array_t(array::transpose(axes)); }
+  [[nodiscard]] array_t transpose(std::initializer_list<std::int64_t> axes) const {
+    return array_t(array::transpose(axes));
+  }
   [[nodiscard]] array_t reshape(const dim_vector& shape) const { return array_t(array::reshape(shape)); }
   [[nodiscard]] array_t broadcast_to(const dim_vector& shape) const { return array_t(array::broadcast_to(shape)); }
   [[nodiscard]] array_t copy() const { return array_t(array::copy()); }
@@ -228,6 +247,9 @@ template <class T>
   return view(std::span<T>(values));
 }
 namespace detail {
+/// Whether the bytes two arrays address may overlap (a conservative test on their
+/// extents: interleaved views count as overlapping).
+[[nodiscard]] bool may_share_memory(const array& a, const array& b) noexcept;
 /// Throws index_error unless every element addressed by (shape, byte_strides) from
 /// offset 0 lies inside a buffer of `bytes` bytes.
 void check_view_extent(std::span<const std::int64_t> shape, std::span<const std::int64_t> byte_strides,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <span>
 
@@ -24,7 +25,7 @@ class dim_vector {
   explicit dim_vector(std::size_t n, std::int64_t value = 0) { assign(n, value); }
   dim_vector(std::initializer_list<std::int64_t> values) { assign(values.begin(), values.size()); }
   dim_vector(std::span<const std::int64_t> values) { assign(values.data(), values.size()); }
-  template <class It>
+  template <std::input_iterator It>
   dim_vector(It first, It last) {
     resize(static_cast<std::size_t>(std::distance(first, last)));
     std::copy(first, last, data());

@@ -82,6 +82,10 @@ class function {
   /// Registers a loop (after creation too). A loop with the same signature as an
   /// existing one replaces it; otherwise it is appended to the search order.
   void add_loop(loop_entry loop);
+  /// Makes calls whose input dtypes are exactly `inputs` fail with no_loop_error and
+  /// `reason`, where NumPy refuses although a safe cast would find a loop (boolean
+  /// subtract would otherwise run the int8 loop).
+  void reject_inputs(std::vector<dtype> inputs, std::string reason);
   /// The loop that a call with these input dtypes would run (as ufunc.resolve_dtypes);
   /// throws no_loop_error.
   [[nodiscard]] type_signature resolve(std::span<const dtype> inputs, const call_options& options = {}) const;

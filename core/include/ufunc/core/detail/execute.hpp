@@ -14,7 +14,7 @@ namespace ufunc::detail {
 
 /// The target a call runs on: the call's option, else the UFUNC_TARGET environment
 /// variable (read once), else the build's default. Throws target_error if it is
-/// unknown or not compiled in. Never returns automatic.
+/// unknown or not compiled in. `automatic` is resolved per call by execute().
 [[nodiscard]] target_id resolve_target(std::optional<target_id> requested);
 
 /// Runs every element of `task` on `t`'s backend.

@@ -1,0 +1,315 @@
+// Calls of built-in ufuncs through the run-time path: every dtype, every operand
+// layout, out=, where=, dtype=/signature=/casting=, and every bad input.
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "test_support.hpp"
+
+#if defined(UFUNC_HAS_TBB)
+#include <ufunc/backends/parallel/execute.hpp>
+#endif
+
+namespace {
+
+template <class T>
+T reference_add(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>)
+    return a || b;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a + b;
+}
+
+template <class T>
+T reference_multiply(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>)
+    return a && b;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a * b;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("ufunc call: add and multiply every dtype, every length around the SIMD width", T,
+                   UFUNC_TEST_ALL_TYPES) {
+  // Lengths around every batch width (up to 64 int8 lanes) exercise the SIMD body and tails.
+  for (std::size_t n : {0u, 1u, 3u, 7u, 8u, 15u, 16u, 17u, 31u, 33u, 63u, 64u, 65u, 130u, 1000u}) {
+    CAPTURE(n);
+    const auto a = ufunc_test::sample_array<T>(n, 1), b = ufunc_test::sample_array<T>(n, 2);
+    const ufunc::array sum = ufunc::add(a, b), product = ufunc::multiply(a, b);
+    REQUIRE(sum.type() == ufunc::dtype_of<T>);
+    REQUIRE(product.type() == ufunc::dtype_of<T>);
+    for (std::size_t i = 0; i < n; ++i) {
+      CAPTURE(i);
+      CHECK(sum.template at<T>(i) == reference_add(a.at(i), b.at(i)));
+      CHECK(product.template at<T>(i) == reference_multiply(a.at(i), b.at(i)));
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("ufunc call: strided, reversed, transposed and broadcast operands are never copied", T,
+                   UFUNC_TEST_REAL_TYPES) {
+  const auto av = ufunc_test::sample_values<T>(6 * 10, 3), bv = ufunc_test::sample_values<T>(10, 4);
+  auto a = ufunc::asarray<T>(std::span<const T>(av), {6, 10});
+  auto row = ufunc::asarray<T>(std::span<const T>(bv));
+
+  SUBCASE("every second column, reversed rows") {
+    auto x = a[{ufunc::slice{std::nullopt, std::nullopt, -1}, ufunc::slice{0, std::nullopt, 2}}];  // a[::-1, ::2]
+    auto y = row[{ufunc::slice{1, std::nullopt, 2}}];                                               // row[1::2]
+    const ufunc::array r = ufunc::add(x, y);
+    REQUIRE(r.shape() == ufunc::dim_vector{6, 5});
+    for (std::int64_t i = 0; i < 6; ++i)
+      for (std::int64_t j = 0; j < 5; ++j) CHECK(r.at<T>(i, j) == reference_add(av[(5 - i) * 10 + 2 * j], bv[2 * j + 1]));
+  }
+  SUBCASE("transposed plus column broadcast") {
+    auto t = a.transpose();  // (10, 6)
+    auto col = ufunc::asarray<T>(std::span<const T>(bv)).reshape({10, 1});
+    const ufunc::array r = ufunc::add(t, col);
+    REQUIRE(r.shape() == ufunc::dim_vector{10, 6});
+    for (std::int64_t i = 0; i < 10; ++i)
+      for (std::int64_t j = 0; j < 6; ++j) CHECK(r.at<T>(i, j) == reference_add(av[j * 10 + i], bv[i]));
+  }
+  SUBCASE("row plus column gives a matrix; 0-d operands broadcast everywhere") {
+    auto col = row.reshape({10, 1});
+    const ufunc::array r = ufunc::add(row, col);
+    REQUIRE(r.shape() == ufunc::dim_vector{10, 10});
+    for (std::int64_t i = 0; i < 10; ++i)
+      for (std::int64_t j = 0; j < 10; ++j) CHECK(r.at<T>(i, j) == reference_add(bv[j], bv[i]));
+    const ufunc::array s = ufunc::add(ufunc::scalar<T>(bv[0]), row);
+    for (std::int64_t j = 0; j < 10; ++j) CHECK(s.at<T>(j) == reference_add(bv[0], bv[j]));
+    const ufunc::array zero_d = ufunc::add(ufunc::scalar<T>(bv[0]), ufunc::scalar<T>(bv[1]));
+    CHECK(zero_d.ndim() == 0);
+    CHECK(zero_d.item<T>() == reference_add(bv[0], bv[1]));
+  }
+}
+
+TEST_CASE("ufunc call: out= writes in place, casts to the out dtype, and may alias an input exactly") {
+  auto a = ufunc::arange<float>(10.0f);
+  SUBCASE("in place, as PyCUDA's doublify: multiply(a, 2, out=a)") {
+    auto r = ufunc::multiply(a, 2, {.out = {a}});
+    CHECK(r.data() == static_cast<const ufunc::array&>(a).data());
+    for (int i = 0; i < 10; ++i) CHECK(a.at<float>(i) == 2.0f * static_cast<float>(i));
+  }
+  SUBCASE("out of a wider dtype is cast (same_kind allows float32 -> float64)") {
+    auto out = ufunc::zeros<double>({10});
+    ufunc::add(a, a, {.out = {out}});
+    for (int i = 0; i < 10; ++i) CHECK(out.at<double>(i) == 2.0 * i);
+  }
+  SUBCASE("out of a strided view writes only its elements") {
+    auto big = ufunc::zeros<float>({20});
+    auto every_other = big[{ufunc::slice{0, std::nullopt, 2}}];
+    ufunc::add(a, 1.0f, {.out = {every_other}});
+    for (int i = 0; i < 20; ++i) CHECK(big.at<float>(i) == (i % 2 == 0 ? static_cast<float>(i / 2 + 1) : 0.0f));
+  }
+  SUBCASE("inputs broadcast up to the out shape") {
+    auto out = ufunc::zeros<float>({3, 10});
+    ufunc::add(a, 1, {.out = {out}});
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 10; ++j) CHECK(out.at<float>(i, j) == static_cast<float>(j + 1));
+  }
+}
+
+TEST_CASE("ufunc call: where= writes only selected elements") {
+  auto a = ufunc::arange<std::int32_t>(8);
+  std::vector<bool> pick = {true, false, true, true, false, false, true, false};
+  auto mask = ufunc::empty<bool>({8});
+  for (int i = 0; i < 8; ++i) mask.at<bool>(i) = pick[i];
+
+  SUBCASE("with out: unselected elements keep their values") {
+    auto out = ufunc::full<std::int32_t>({8}, -7);
+    ufunc::add(a, 100, {.out = {out}, .where = mask});
+    for (int i = 0; i < 8; ++i) CHECK(out.at<std::int32_t>(i) == (pick[i] ? i + 100 : -7));
+  }
+  SUBCASE("without out: unselected elements are zero") {
+    auto r = ufunc::add(a, 100, {.where = mask});
+    for (int i = 0; i < 8; ++i) CHECK(r.at<std::int32_t>(i) == (pick[i] ? i + 100 : 0));
+  }
+  SUBCASE("a broadcast mask, with a cast output") {
+    auto out = ufunc::zeros<double>({2, 8});
+    ufunc::add(a, 0.5, {.out = {out}, .where = mask});
+    for (int r = 0; r < 2; ++r)
+      for (int i = 0; i < 8; ++i) CHECK(out.at<double>(r, i) == (pick[i] ? i + 0.5 : 0.0));
+  }
+  SUBCASE("a long mask with runs crossing buffer blocks") {
+    auto x = ufunc::arange<std::int16_t>(5000);
+    auto m = ufunc::empty<bool>({5000});
+    for (int i = 0; i < 5000; ++i) m.at<bool>(i) = (i / 700) % 2 == 0;
+    auto out = ufunc::full<float>({5000}, -1.0f);
+    ufunc::add(x, 1, {.out = {out}, .where = m});  // int16 loop, float32 out: buffered
+    for (int i = 0; i < 5000; ++i) CHECK(out.at<float>(i) == ((i / 700) % 2 == 0 ? static_cast<float>(i + 1) : -1.0f));
+  }
+}
+
+TEST_CASE("ufunc call: dtype=, signature= and casting= choose and police the loop") {
+  auto i8 = ufunc::arange<std::int8_t>(4);
+  auto i16 = ufunc::arange<std::int16_t>(4);
+  CHECK(ufunc::add(i8, i16).type() == ufunc::int16);
+  CHECK(ufunc::add(i8, i16, {.dtype = ufunc::float32}).type() == ufunc::float32);
+  CHECK(ufunc::add(i8, i8, {.signature = "dd->d"}).type() == ufunc::float64);
+  auto f64 = ufunc::arange<double>(4.0);
+  CHECK(ufunc::add(f64, f64, {.dtype = ufunc::float32}).type() == ufunc::float32);  // same_kind allows it
+  CHECK_THROWS_AS(ufunc::add(f64, f64, {.dtype = ufunc::float32, .casting = ufunc::casting::safe}),
+                  ufunc::casting_error);
+  CHECK_THROWS_AS(ufunc::subtract(f64, f64, {.dtype = ufunc::bool_}), ufunc::no_loop_error);  // no loop gives bool
+
+  // NumPy picks hh->h by safe casting, then refuses to cast input 0 under 'no'.
+  try {
+    (void)ufunc::add(i8, i16, {.casting = ufunc::casting::no});
+    FAIL("expected casting_error");
+  } catch (const ufunc::casting_error& e) {
+    CHECK(contains(e.what(), "input 0 from int8 to int16 with casting rule 'no'"));
+  }
+  auto c64 = ufunc::zeros<std::complex<float>>({4});
+  CHECK_THROWS_AS(ufunc::add(c64, c64, {.signature = "ff->f"}), ufunc::casting_error);
+  CHECK(ufunc::add(c64, c64, {.signature = "ff->f", .casting = ufunc::casting::unsafe}).type() == ufunc::float32);
+  CHECK_THROWS_AS(ufunc::add(i8, i8, {.signature = "f->f"}), ufunc::value_error);
+  CHECK_THROWS_AS(ufunc::add(i8, i8, {.signature = "xx->x"}), ufunc::value_error);
+}
+
+TEST_CASE("ufunc call: bad input raises the specific error, naming what was wrong") {
+  auto a = ufunc::arange<float>(3.0f);
+  auto b = ufunc::arange<float>(4.0f);
+
+  SUBCASE("shapes that do not broadcast show both shapes") {
+    try {
+      (void)ufunc::add(a, b);
+      FAIL("expected broadcast_error");
+    } catch (const ufunc::broadcast_error& e) {
+      CHECK(std::string(e.what()) == "operands could not be broadcast together with shapes (3,) (4,)");
+    }
+  }
+  SUBCASE("no matching loop shows the input dtypes and the registered signatures") {
+    auto flags = ufunc::zeros<bool>({3});
+    try {
+      (void)ufunc::subtract(flags, flags);
+      FAIL("expected no_loop_error");
+    } catch (const ufunc::no_loop_error& e) {
+      CHECK(contains(e.what(), "ufunc 'subtract': boolean subtract is not supported"));
+    }
+    auto square = ufunc::vectorize<ufunc::signatures<float(float), double(double)>, ufunc::target::cpu>(
+        [](auto x) { return x * x; }, "square");
+    try {
+      (void)square(ufunc::array(ufunc::zeros<std::complex<float>>({3})));
+      FAIL("expected no_loop_error");
+    } catch (const ufunc::no_loop_error& e) {
+      CHECK(std::string(e.what()) ==
+            "ufunc 'square' has no loop for input dtypes (complex64); registered signatures: f->f d->d");
+    }
+  }
+  SUBCASE("out of the wrong dtype or shape, read-only out, wrong number of outs") {
+    auto out_i = ufunc::zeros<std::int32_t>({3});
+    try {
+      ufunc::add(a, a, {.out = {out_i}});
+      FAIL("expected casting_error");
+    } catch (const ufunc::casting_error& e) {
+      CHECK(contains(e.what(), "output 0 from float32 to int32 with casting rule 'same_kind'"));
+    }
+    auto out_short = ufunc::zeros<float>({1});
+    try {
+      ufunc::add(a, a, {.out = {out_short}});
+      FAIL("expected broadcast_error");
+    } catch (const ufunc::broadcast_error& e) {
+      CHECK(contains(e.what(), "non-broadcastable output operand with shape (1,) doesn't match the broadcast shape (3,)"));
+    }
+    auto readonly = ufunc::zeros<float>({1}).broadcast_to({3});
+    CHECK_THROWS_AS(ufunc::add(a, a, {.out = {readonly}}), ufunc::overlap_error);
+    CHECK_THROWS_AS(ufunc::add(a, a, {.out = {a, a}}), ufunc::value_error);
+  }
+  SUBCASE("out partially overlapping an input") {
+    auto x = ufunc::arange<float>(10.0f);
+    auto head = x[{ufunc::slice{0, 9}}], tail = x[{ufunc::slice{1, 10}}];
+    try {
+      ufunc::add(head, 1, {.out = {tail}});
+      FAIL("expected overlap_error");
+    } catch (const ufunc::overlap_error& e) {
+      CHECK(contains(e.what(), "out[0] partially overlaps input 0"));
+    }
+    auto reversed = x[{ufunc::slice{std::nullopt, std::nullopt, -1}}];
+    CHECK_THROWS_AS(ufunc::add(x, 1, {.out = {reversed}}), ufunc::overlap_error);
+    ufunc::add(x, 1, {.out = {x}});  // exact aliasing is in-place operation
+    CHECK(x.at<float>(9) == 10.0f);
+  }
+  SUBCASE("weak integer scalars out of the bounds of the array dtype") {
+    auto u8 = ufunc::zeros<std::uint8_t>({2});
+    try {
+      (void)ufunc::add(u8, 300);
+      FAIL("expected overflow_error");
+    } catch (const ufunc::overflow_error& e) {
+      CHECK(contains(e.what(), "300 out of bounds for uint8"));
+    }
+    CHECK_THROWS_AS(ufunc::add(u8, -1), ufunc::overflow_error);
+    CHECK(ufunc::add(u8, 255).type() == ufunc::uint8);
+  }
+  SUBCASE("null arrays, non-bool masks, wrong arity") {
+    CHECK_THROWS_AS(ufunc::add(ufunc::array{}, a), ufunc::value_error);
+    CHECK_THROWS_AS(ufunc::add(a, a, {.where = ufunc::zeros<std::int32_t>({3})}), ufunc::dtype_error);
+    const ufunc::operand one[] = {a};
+    CHECK_THROWS_AS(ufunc::add.call(one), ufunc::value_error);
+  }
+  SUBCASE("targets that are not compiled in name the preset that has them") {
+    try {
+      (void)ufunc::add(a, a, {.target = ufunc::target_id::cuda});
+      FAIL("expected target_error");
+    } catch (const ufunc::target_error& e) {
+      CHECK(contains(e.what(), "configure with the 'cuda' or 'all' preset"));
+    }
+    CHECK_THROWS_AS((void)ufunc::target_from_string("gpu"), ufunc::target_error);
+  }
+  SUBCASE("every error derives from ufunc::error") {
+    CHECK_THROWS_AS(ufunc::add(a, b), ufunc::error);
+    CHECK_THROWS_AS(ufunc::add(ufunc::zeros<std::uint8_t>({1}), 256), ufunc::error);
+  }
+}
+
+TEST_CASE("ufunc call: zero-size operands give empty results of the broadcast shape") {
+  auto empty = ufunc::zeros<double>({0, 3});
+  auto row = ufunc::arange<double>(3.0);
+  auto r = ufunc::add(empty, row);
+  CHECK(r.shape() == ufunc::dim_vector{0, 3});
+  CHECK(r.size() == 0);
+  CHECK(ufunc::sin(ufunc::zeros<float>({0})).size() == 0);
+  CHECK_THROWS_AS(ufunc::add(ufunc::zeros<double>({0}), ufunc::zeros<double>({2})), ufunc::broadcast_error);
+  CHECK(ufunc::add(ufunc::zeros<double>({0}), ufunc::zeros<double>({1})).shape() == ufunc::dim_vector{0});
+}
+
+TEST_CASE("ufunc call: more than 2^31 elements use 64-bit indexing") {
+  // One int8 input broadcast over 2^31 + 37 elements: the output is the only memory.
+  const std::int64_t n = (std::int64_t{1} << 31) + 37;
+#if defined(UFUNC_HAS_TBB)
+  // Keep the piece count sane when the suite runs with a tiny grain.
+  const auto saved_grain = ufunc::backends::parallel::grain();
+  ufunc::backends::parallel::set_grain(std::max<std::int64_t>(saved_grain, 1 << 20));
+  struct restore {
+    std::int64_t g;
+    ~restore() { ufunc::backends::parallel::set_grain(g); }
+  } restore_grain{saved_grain};
+#endif
+  auto one = ufunc::scalar<std::int8_t>(3).broadcast_to({n});
+  auto out = ufunc::array_t<std::int8_t>(ufunc::array::empty({n}, ufunc::int8));
+  ufunc::add(one, 4, {.out = {out}});
+  for (std::int64_t i : {std::int64_t{0}, std::int64_t{1} << 31, n - 1}) CHECK(out.at(i) == 7);
+  CHECK(std::count(out.data(), out.data() + n, std::int8_t{7}) == n);
+}
+
+TEST_CASE("ufunc call: many threads calling at once get correct results") {
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([t, &failures] {
+      for (int k = 0; k < 200; ++k) {
+        auto x = ufunc::full<double>({static_cast<std::int64_t>(17 + k % 50)}, static_cast<double>(t));
+        auto r = ufunc::add(x, k);
+        for (auto v : r.to_vector<double>())
+          if (v != t + k) ++failures;
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(failures.load() == 0);
+}
