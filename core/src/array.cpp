@@ -7,6 +7,9 @@
 #include <numeric>
 
 #include <ufunc/core/broadcast.hpp>
+#if defined(UFUNC_HAS_CUDA)
+#include <ufunc/backends/cuda/runtime.hpp>
+#endif
 #include <ufunc/core/detail/memory.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/scalar.hpp>
@@ -75,17 +78,32 @@ array::array(void* data, dtype type, dim_vector shape, dim_vector byte_strides, 
 }
 
 array array::empty(const dim_vector& shape, dtype type, ufunc::device where) {
-  if (!where.is_host())
-    throw target_error("cannot allocate on " + where.str() + ": this build has no CUDA backend");
-  const auto n = checked_size(shape, type.itemsize());
-  auto owner = detail::allocate_host(static_cast<std::size_t>(n) * type.itemsize());
+  const auto bytes = static_cast<std::size_t>(checked_size(shape, type.itemsize())) * type.itemsize();
+  std::shared_ptr<void> owner;
+  if (where.is_host()) {
+    owner = detail::allocate_host(bytes);
+  } else {
+#if defined(UFUNC_HAS_CUDA)
+    owner = backends::cuda::allocate(bytes, where.index, backends::cuda::current_stream());
+#else
+    throw target_error("cannot allocate on " + where.str() +
+                       ": this build has no CUDA backend; configure with the 'cuda' or 'all' preset");
+#endif
+  }
   void* p = owner.get();
   return array(p, type, shape, {}, std::move(owner), where);
 }
 
 array array::zeros(const dim_vector& shape, dtype type, ufunc::device where) {
   auto a = empty(shape, type, where);
-  std::memset(a.data_, 0, static_cast<std::size_t>(a.nbytes()));
+  if (where.is_host()) {
+    std::memset(a.data_, 0, static_cast<std::size_t>(a.nbytes()));
+  } else {
+#if defined(UFUNC_HAS_CUDA)
+    backends::cuda::fill_zero(a.data_, static_cast<std::size_t>(a.nbytes()), where.index,
+                              backends::cuda::current_stream());
+#endif
+  }
   return a;
 }
 
@@ -265,6 +283,22 @@ array array::astype(dtype type) const {
 
 void array::copy_to(const array& dst) const {
   check_element_type(dtype_);
+  if (!device_.is_host() || !dst.device().is_host()) {
+#if defined(UFUNC_HAS_CUDA)
+    if (device_ != dst.device())
+      throw target_error("copy_to from " + device_.str() + " to " + dst.device().str() +
+                         ": use to_device() / to_host() to move data between host and device");
+    if (!dst.writeable()) throw overlap_error("copy destination " + dst.describe() + " is read-only");
+    if (detail::may_share_memory(*this, dst)) {
+      backends::cuda::cast(copy(), dst, backends::cuda::current_stream());
+    } else {
+      backends::cuda::cast(*this, dst, backends::cuda::current_stream());
+    }
+    return;
+#else
+    throw target_error("copy_to involving " + device_.str() + ": this build has no CUDA backend");
+#endif
+  }
   // Overlapping views (a[::-1] into a) would read what the copy already wrote:
   // go through a temporary, as np.copyto does.
   if (detail::may_share_memory(*this, dst))

@@ -162,61 +162,106 @@ bool same_view(const array& in, std::span<const std::int64_t> in_strides, const 
 
 namespace detail {
 
+void validate_loop_call(const loop_call& c) {
+  const std::string name(c.name);
+  const auto& types = c.types;
+  const auto& options = c.options;
+  for (int i = 0; i < types.nin(); ++i)
+    if (!c.inputs[i].is_scalar() && !can_cast(c.input_types[i], types.input(i), options.casting))
+      throw casting_error("Cannot cast ufunc '" + name + "' input " + std::to_string(i) + " from " +
+                          std::string(c.input_types[i].name()) + " to " + std::string(types.input(i).name()) +
+                          " with casting rule '" + std::string(to_string(options.casting)) + "'");
+  for (int i = 0; i < static_cast<int>(options.out.size()); ++i) {
+    const auto& o = options.out[i];
+    if (!o.valid()) throw value_error("ufunc '" + name + "': out[" + std::to_string(i) + "] is a null array");
+    if (!can_cast(types.output(i), o.type(), options.casting))
+      throw casting_error("Cannot cast ufunc '" + name + "' output " + std::to_string(i) + " from " +
+                          std::string(types.output(i).name()) + " to " + std::string(o.type().name()) +
+                          " with casting rule '" + std::string(to_string(options.casting)) + "'");
+    if (!o.writeable())
+      throw overlap_error("ufunc '" + name + "': out[" + std::to_string(i) + "] (" + o.describe() + ") is read-only");
+  }
+  if (options.where.valid() && options.where.type() != bool_)
+    throw dtype_error("ufunc '" + name + "': where= must be a bool array, not " + options.where.describe());
+}
+
+dim_vector broadcast_call_shape(const loop_call& c) {
+  // Outputs take part so that inputs broadcast up to a given out, but an out must
+  // already have the full shape.
+  const auto& options = c.options;
+  dim_vector shapes[max_operands + 1];
+  int nshapes = 0;
+  for (const auto& in : c.inputs)
+    if (!in.is_scalar()) shapes[nshapes++] = in.as_array().shape();
+  if (options.where.valid()) shapes[nshapes++] = options.where.shape();
+  for (const auto& o : options.out) shapes[nshapes++] = o.shape();
+  dim_vector shape = broadcast_shapes({shapes, static_cast<std::size_t>(nshapes)});
+  for (std::size_t i = 0; i < options.out.size(); ++i)
+    if (!(options.out[i].shape() == shape))
+      throw broadcast_error("ufunc '" + std::string(c.name) + "': non-broadcastable output operand with shape " +
+                            array::shape_string(options.out[i].shape()) + " doesn't match the broadcast shape " +
+                            array::shape_string(shape));
+  return shape;
+}
+
+void check_out_overlap(const loop_call& c, std::span<const dim_vector> in_strides) {
+  // An output may be an input exactly (in-place operation), nothing else.
+  const std::string name(c.name);
+  const auto& outs = c.options.out;
+  for (std::size_t o = 0; o < outs.size(); ++o) {
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+      if (c.inputs[i].is_scalar()) continue;
+      const auto& a = c.inputs[i].as_array();
+      if (may_share_memory(a, outs[o]) && !same_view(a, in_strides[i], outs[o]))
+        throw overlap_error("ufunc '" + name + "': out[" + std::to_string(o) + "] partially overlaps input " +
+                            std::to_string(i) + "; pass a copy of the input or a separate output");
+    }
+    for (std::size_t p = 0; p < o; ++p)
+      if (may_share_memory(outs[p], outs[o]))
+        throw overlap_error("ufunc '" + name + "': out[" + std::to_string(p) + "] and out[" + std::to_string(o) +
+                            "] overlap");
+    if (c.options.where.valid() && may_share_memory(c.options.where, outs[o]))
+      throw overlap_error("ufunc '" + name + "': out[" + std::to_string(o) + "] overlaps the where mask");
+  }
+}
+
 std::vector<array> run_loop(const loop_call& c) {
+  validate_loop_call(c);
+#if defined(UFUNC_HAS_CUDA)
+  if (c.target == target_id::cuda) return run_loop_on_device(c);
+  if (c.target == target_id::automatic) {  // data on a GPU runs there
+    bool on_device = c.options.where.valid() && !c.options.where.device().is_host();
+    for (const auto& in : c.inputs) on_device |= !in.is_scalar() && !in.as_array().device().is_host();
+    for (const auto& o : c.options.out) on_device |= !o.device().is_host();
+    if (on_device) return run_loop_on_device(c);
+  }
+#endif
   const std::string st_name(c.name);
   const auto& types = c.types;
   const auto& options = c.options;
   const auto& inputs = c.inputs;
   const int nin = types.nin(), nout = types.nout(), nargs = nin + nout;
-  const target_id where_to_run = c.target;
-  // 2. Validate the casts the loop implies.
-  for (int i = 0; i < nin; ++i)
-    if (!inputs[i].is_scalar() && !can_cast(c.input_types[i], types.input(i), options.casting))
-      throw casting_error("Cannot cast ufunc '" + st_name + "' input " + std::to_string(i) + " from " +
-                          std::string(c.input_types[i].name()) + " to " + std::string(types.input(i).name()) +
-                          " with casting rule '" + std::string(to_string(options.casting)) + "'");
-  for (int i = 0; i < static_cast<int>(options.out.size()); ++i) {
-    const auto& o = options.out[i];
-    if (!o.valid()) throw value_error("ufunc '" + st_name + "': out[" + std::to_string(i) + "] is a null array");
-    if (!can_cast(types.output(i), o.type(), options.casting))
-      throw casting_error("Cannot cast ufunc '" + st_name + "' output " + std::to_string(i) + " from " +
-                          std::string(types.output(i).name()) + " to " + std::string(o.type().name()) +
-                          " with casting rule '" + std::string(to_string(options.casting)) + "'");
-    if (!o.writeable())
-      throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(i) + "] (" + o.describe() +
-                          ") is read-only");
-  }
   const bool has_where = options.where.valid();
-  if (has_where && options.where.type() != bool_)
-    throw dtype_error("ufunc '" + st_name + "': where= must be a bool array, not " + options.where.describe());
 
-  // 3. Where everything lives.
   auto check_host = [&](const array& a, const std::string& what) {
     if (!a.device().is_host())
       throw target_error("ufunc '" + st_name + "': " + what + " is on " + a.device().str() + ", but target '" +
-                         std::string(to_string(where_to_run)) + "' runs on the host");
+                         std::string(to_string(c.target)) + "' runs on the host; use target cuda or to_host()");
   };
   for (int i = 0; i < nin; ++i)
     if (!inputs[i].is_scalar()) check_host(inputs[i].as_array(), "input " + std::to_string(i));
   for (std::size_t i = 0; i < options.out.size(); ++i) check_host(options.out[i], "out[" + std::to_string(i) + "]");
   if (has_where) check_host(options.where, "where");
 
-  // 4. Broadcast. Outputs take part so that inputs broadcast up to a given out, but
-  // an out must already have the full shape.
-  dim_vector shapes[max_operands + 1];
-  int nshapes = 0;
+  const dim_vector shape = broadcast_call_shape(c);
+  dim_vector in_strides[max_operands];
   for (int i = 0; i < nin; ++i)
-    if (!inputs[i].is_scalar()) shapes[nshapes++] = inputs[i].as_array().shape();
-  if (has_where) shapes[nshapes++] = options.where.shape();
-  for (const auto& o : options.out) shapes[nshapes++] = o.shape();
-  const dim_vector shape = broadcast_shapes({shapes, static_cast<std::size_t>(nshapes)});
-  for (std::size_t i = 0; i < options.out.size(); ++i)
-    if (!(options.out[i].shape() == shape))
-      throw broadcast_error("ufunc '" + st_name + "': non-broadcastable output operand with shape " +
-                            array::shape_string(options.out[i].shape()) + " doesn't match the broadcast shape " +
-                            array::shape_string(shape));
+    if (!inputs[i].is_scalar()) {
+      const auto& a = inputs[i].as_array();
+      in_strides[i] = broadcast_strides(a.shape(), a.strides(), shape);
+    }
+  check_out_overlap(c, {in_strides, static_cast<std::size_t>(nin)});
 
-  // 5. Outputs.
   std::vector<array> outs;
   outs.reserve(static_cast<std::size_t>(nout));
   for (int i = 0; i < nout; ++i) {
@@ -225,36 +270,9 @@ std::vector<array> run_loop(const loop_call& c) {
     else
       outs.push_back(has_where ? array::zeros(shape, types.output(i)) : array::empty(shape, types.output(i)));
   }
+  if (shape_size(shape) == 0) return outs;
 
-  // 6. Overlap: an output may be an input exactly, nothing else.
-  dim_vector in_strides[max_operands];
-  for (int i = 0; i < nin; ++i)
-    if (!inputs[i].is_scalar()) {
-      const auto& a = inputs[i].as_array();
-      in_strides[i] = broadcast_strides(a.shape(), a.strides(), shape);
-    }
-  if (!options.out.empty()) {
-    for (int o = 0; o < nout; ++o) {
-      for (int i = 0; i < nin; ++i) {
-        if (inputs[i].is_scalar()) continue;
-        const auto& a = inputs[i].as_array();
-        if (detail::may_share_memory(a, outs[o]) && !same_view(a, in_strides[i], outs[o]))
-          throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(o) + "] partially overlaps input " +
-                              std::to_string(i) + "; pass a copy of the input or a separate output");
-      }
-      for (int p = 0; p < o; ++p)
-        if (detail::may_share_memory(outs[p], outs[o]))
-          throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(p) + "] and out[" +
-                              std::to_string(o) + "] overlap");
-      if (has_where && detail::may_share_memory(options.where, outs[o]))
-        throw overlap_error("ufunc '" + st_name + "': out[" + std::to_string(o) + "] overlaps the where mask");
-    }
-  }
-
-  const std::int64_t size = shape_size(shape);
-  if (size == 0) return outs;
-
-  // 7. Scalars become 0-d operands in the loop's dtype, stored on the stack.
+  // Scalars become 0-d operands in the loop's dtype, stored on the stack.
   alignas(16) std::byte scalar_storage[max_operands][16];
   dim_vector zero_strides(shape.size(), 0);
   dtype operand_types[max_operands + 1];
@@ -281,9 +299,9 @@ std::vector<array> run_loop(const loop_call& c) {
   }
 
   const iteration_plan plan(shape, {ops, static_cast<std::size_t>(nargs + (has_where ? 1 : 0))});
-  const elementwise_task task(plan, nin, nout, has_where, c.fn, c.data, {operand_types, static_cast<std::size_t>(nargs)},
-                              types);
-  execute(where_to_run, task);
+  const elementwise_task task(plan, nin, nout, has_where, c.fn, c.data,
+                              {operand_types, static_cast<std::size_t>(nargs)}, types);
+  execute(c.target, task);
   return outs;
 }
 
@@ -402,6 +420,8 @@ std::vector<array> function::call(std::span<const operand> inputs, const call_op
   type_signature types;
   inner_loop_fn loop_fn;
   const void* loop_data;
+  device_loop_fn device_fn;
+  const void* device_data;
   std::shared_ptr<const void> keepalive;  // the loop may be replaced while we run
   {
     std::shared_lock lock(st.mutex);
@@ -409,13 +429,15 @@ std::vector<array> function::call(std::span<const operand> inputs, const call_op
     types = loop.types;
     loop_fn = loop.host;
     loop_data = loop.host_data;
+    device_fn = loop.device;
+    device_data = loop.device_data;
     keepalive = loop.keepalive;
   }
 
   dtype input_types[max_operands];
   for (int i = 0; i < nin; ++i) input_types[i] = rin[i].weak ? types.input(i) : rin[i].type;
-  return detail::run_loop({st.name, types, loop_fn, loop_data, inputs, {input_types, static_cast<std::size_t>(nin)},
-                           options, where_to_run});
+  return detail::run_loop({st.name, types, loop_fn, loop_data, device_fn, device_data, inputs,
+                           {input_types, static_cast<std::size_t>(nin)}, options, where_to_run});
 }
 
 }  // namespace ufunc

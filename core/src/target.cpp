@@ -37,7 +37,11 @@ bool target_available(target_id t) noexcept {
 #else
     case target_id::parallel: return false;
 #endif
+#if defined(UFUNC_HAS_CUDA)
+    case target_id::cuda: return true;  // compiled in; a missing GPU is reported at first use
+#else
     case target_id::cuda: break;
+#endif
   }
   return false;
 }

@@ -63,6 +63,17 @@ const kernels& builtin_kernels() {
   return k;
 }
 
+#if defined(UFUNC_HAS_CUDA)
+const ufuncs::device_kernel_table& builtin_device_kernels() {
+  static const ufuncs::device_kernel_table t = [] {
+    ufuncs::device_kernel_table table;
+    ufuncs::cuda_kernels::fill_kernels(table);
+    return table;
+  }();
+  return t;
+}
+#endif
+
 function make_builtin(const char* name, int nin, builtin_id id, std::optional<weak_scalar> identity,
                       const char* doc) {
   function f(name, nin, 1, identity, doc);
@@ -77,6 +88,11 @@ function make_builtin(const char* name, int nin, builtin_id id, std::optional<we
     e.host = k.fn;
     e.host_data = k.data;
     e.vectorized = k.vectorized;
+#if defined(UFUNC_HAS_CUDA)
+    const auto& dk = builtin_device_kernels().loops[static_cast<int>(id)][t];
+    e.device = dk.fn;
+    e.device_data = dk.data;
+#endif
     f.add_loop(std::move(e));
   }
   return f;

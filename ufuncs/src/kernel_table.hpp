@@ -24,6 +24,18 @@ struct kernel_table {
   }
 };
 
+/// The built-in ufuncs' CUDA launchers, where the library is built with CUDA.
+struct device_kernel {
+  device_loop_fn fn = nullptr;
+  const void* data = nullptr;
+};
+struct device_kernel_table {
+  device_kernel loops[static_cast<int>(builtin_id::count)][dtype::count];
+};
+namespace cuda_kernels {
+void fill_kernels(device_kernel_table& table);
+}
+
 // One filler per compiled instruction set; each fills only what it has native
 // code for (the baseline fills everything).
 #define UFUNC_DECLARE_KERNEL_FILLER(arch) \

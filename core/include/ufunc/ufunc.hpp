@@ -8,5 +8,6 @@
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/function.hpp>
 #include <ufunc/core/target.hpp>
+#include <ufunc/core/transfer.hpp>
 #include <ufunc/ufuncs/builtins.hpp>
 #include <ufunc/vectorize.hpp>

@@ -21,6 +21,9 @@
 #include <vector>
 
 #include <ufunc/backends/cpu/loops.hpp>
+#if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
+#include <ufunc/backends/cuda/loops.hpp>
+#endif
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/detail/run_loop.hpp>
@@ -183,8 +186,15 @@ class vectorized {
                 "ufunc::vectorize: target::parallel needs the TBB backend: configure with the 'tbb' or 'all' preset "
                 "(UFUNC_ENABLE_TBB=ON)");
 #endif
+#if !defined(UFUNC_HAS_CUDA)
   static_assert(!std::is_same_v<Target, target::cuda>,
-                "ufunc::vectorize: target::cuda is not implemented in this version of ufunc");
+                "ufunc::vectorize: target::cuda needs the CUDA backend: configure with the 'cuda' or 'all' preset "
+                "(UFUNC_ENABLE_CUDA=ON)");
+#elif !defined(__CUDACC__)
+  static_assert(!std::is_same_v<Target, target::cuda>,
+                "ufunc::vectorize: a translation unit that makes a ufunc for target::cuda from its own functor must "
+                "be compiled as CUDA (a .cu file, or LANGUAGE CUDA), with a __host__ __device__ functor");
+#endif
 
   using first_traits = signature_traits<std::tuple_element_t<0, std::tuple<Sigs...>>>;
   static_assert(((signature_traits<Sigs>::nin == first_traits::nin) && ...),
@@ -226,7 +236,9 @@ class vectorized {
   }
   /// Any arity, run-time path.
   std::vector<array> call(std::span<const operand> inputs, const call_options& options = {}) const {
-    return ufunc_.call(inputs, options);
+    call_options opts = options;
+    if (!opts.target) opts.target = Target::id;
+    return ufunc_.call(inputs, opts);
   }
 
  private:
@@ -238,7 +250,18 @@ class vectorized {
     e.host_data = f_.get();
     e.keepalive = f_;
     e.vectorized = backends::cpu::is_vectorizable<F, Sig>;
+    e.device = device_loop<Sig>();
+    e.device_data = f_.get();
     ufunc_.add_loop(std::move(e));
+  }
+
+  // The CUDA launcher where this ufunc targets the GPU (and this TU is CUDA).
+  template <class Sig>
+  static constexpr device_loop_fn device_loop() {
+#if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
+    if constexpr (std::is_same_v<Target, target::cuda>) return backends::cuda::device_loop<Sig, F>;
+#endif
+    return nullptr;
   }
 
   template <class... A>
@@ -253,10 +276,13 @@ class vectorized {
         return typed_call<Sig>(options, args...);
       }
     } else {
+      // The object's compile-time target applies unless the call names another.
+      call_options opts = options;
+      if (!opts.target) opts.target = Target::id;
       if constexpr (nout == 1)
-        return ufunc_(detail::as_operand(args)..., options);
+        return ufunc_(detail::as_operand(args)..., opts);
       else
-        return ufunc_.call(std::array<operand, nin>{detail::as_operand(args)...}, options);
+        return ufunc_.call(std::array<operand, nin>{detail::as_operand(args)...}, opts);
     }
   }
 
@@ -273,7 +299,8 @@ class vectorized {
                              " out of bounds for " + std::string(types.input(i).name()));
       input_types[i] = types.input(i);
     }
-    auto outs = detail::run_loop({ufunc_.name(), types, backends::cpu::inner_loop<Sig, F>, f_.get(), ops,
+    auto outs = detail::run_loop({ufunc_.name(), types, backends::cpu::inner_loop<Sig, F>, f_.get(),
+                                  device_loop<Sig>(), f_.get(), ops,
                                   input_types, options, detail::resolve_target(options.target ? options.target
                                                                                              : std::optional<target_id>(Target::id))});
     return out_types::from(outs);

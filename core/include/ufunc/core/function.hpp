@@ -57,6 +57,8 @@ struct call_options {
   ufunc::casting casting = ufunc::casting::same_kind;
   /// The backend; empty means the UFUNC_TARGET environment variable, else the build default.
   std::optional<target_id> target;
+  /// The CUDA stream a cuda-target call is enqueued on (default: the thread's current stream).
+  stream_ref stream;
 };
 
 namespace detail {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include <ufunc/core/config.hpp>
+#include <ufunc/core/device_call.hpp>
 #include <ufunc/core/dtype.hpp>
 
 namespace ufunc {
@@ -53,8 +54,8 @@ class type_signature {
   dtype types_[max_operands] = {};
 };
 
-/// One registered loop: its signature and the host code that runs it. (Device
-/// backends add their own entry points beside `host`.)
+/// One registered loop: its signature, the host code that runs it, and the device
+/// code where the loop was compiled for a GPU.
 struct loop_entry {
   type_signature types;
   inner_loop_fn host = nullptr;
@@ -63,6 +64,9 @@ struct loop_entry {
   std::shared_ptr<const void> keepalive;
   /// True when the inner loop runs SIMD batches on contiguous data.
   bool vectorized = false;
+  /// The CUDA launcher, for loops compiled for the GPU (null otherwise).
+  device_loop_fn device = nullptr;
+  const void* device_data = nullptr;
 };
 
 }  // namespace ufunc

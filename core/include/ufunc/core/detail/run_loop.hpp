@@ -15,6 +15,8 @@ struct loop_call {
   const type_signature& types;      // the loop's dtypes
   inner_loop_fn fn;
   const void* data;
+  device_loop_fn device_fn;  // may be null: the loop has no GPU code
+  const void* device_data;
   std::span<const operand> inputs;
   /// The dtype each input is read as: an array's own dtype, or the dtype a scalar is stored in.
   std::span<const dtype> input_types;
@@ -25,5 +27,15 @@ struct loop_call {
 /// Validates casts, shapes, outputs and overlap, allocates missing outputs, and runs
 /// the loop on the target. Returns the outputs.
 std::vector<array> run_loop(const loop_call& call);
+
+// The pieces of run_loop that every target shares.
+void validate_loop_call(const loop_call& call);
+[[nodiscard]] dim_vector broadcast_call_shape(const loop_call& call);
+void check_out_overlap(const loop_call& call, std::span<const dim_vector> input_strides);
+
+#if defined(UFUNC_HAS_CUDA)
+/// run_loop for target cuda (backends/cuda/src/device_run.cpp).
+std::vector<array> run_loop_on_device(const loop_call& call);
+#endif
 
 }  // namespace ufunc::detail

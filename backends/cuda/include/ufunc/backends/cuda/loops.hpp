@@ -1,0 +1,260 @@
+// cuda backend, device side: kernels made from a __host__ __device__ functor. A
+// translation unit that includes this (vectorize with target::cuda does) must be
+// compiled by nvcc.
+//
+// Three kernels, chosen per call from the coalesced plan:
+//   * every input contiguous, one output, no mask: cub::DeviceTransform, whose
+//     tiles and bulk copies are tuned per architecture (16-byte or TMA loads,
+//     enough bytes in flight per SM);
+//   * rows: a block walks a tile of the innermost dimension for one outer index,
+//     computing the outer offsets once per block (broadcast and strided operands);
+//   * elements: one index decomposition per element, for short inner dimensions.
+// Indices are 32-bit when the sizes fit, 64-bit beyond.
+#pragma once
+
+#if !defined(__CUDACC__)
+#error "ufunc/backends/cuda/loops.hpp is CUDA code: compile this translation unit with nvcc (as a .cu file)"
+#endif
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <cub/device/device_transform.cuh>
+#include <cuda/std/complex>
+#include <cuda/std/tuple>
+
+#include <ufunc/backends/cpu/loops.hpp>
+#include <ufunc/backends/cuda/runtime.hpp>
+#include <ufunc/core/device_call.hpp>
+#include <ufunc/core/error.hpp>
+#include <ufunc/core/loop.hpp>
+#include <ufunc/core/signature.hpp>
+
+namespace ufunc::backends::cuda {
+
+namespace detail {
+
+// std::complex is not usable in device code; the same bytes are read as
+// cuda::std::complex, which has the same layout.
+template <class T>
+struct device_type {
+  using type = T;
+};
+template <class T>
+struct device_type<std::complex<T>> {
+  using type = ::cuda::std::complex<T>;
+};
+template <class T>
+using device_t = typename device_type<T>::type;
+
+constexpr int max_kernel_dims = 8;
+constexpr int block_threads = 256;
+constexpr int items_per_thread = 4;
+
+template <class Index, int NOP>
+struct kernel_plan {
+  int ndim;
+  Index size;
+  Index inner;        // extent of dimension 0
+  Index outer_count;  // product of the other extents
+  Index shape[max_kernel_dims];
+  Index stride[NOP][max_kernel_dims];  // bytes
+  char* base[NOP];
+};
+
+template <class T>
+__device__ __forceinline__ T load(const char* p) {
+  return *reinterpret_cast<const T*>(p);
+}
+
+// Applies f to the inputs at `in_off` and stores every output (several outputs come
+// back as a tuple).
+template <class F, class Index, int NOP, class R, class... A, std::size_t... I>
+__device__ __forceinline__ void apply(const F& f, const kernel_plan<Index, NOP>& p, const Index* off,
+                                      std::index_sequence<I...>) {
+  constexpr int nin = sizeof...(A);
+  auto r = f(load<device_t<A>>(p.base[I] + off[I])...);
+  using outputs = typename signature_traits<R(A...)>::outputs;
+  if constexpr (outputs::size == 1) {
+    *reinterpret_cast<device_t<R>*>(p.base[nin] + off[nin]) = static_cast<device_t<R>>(r);
+  } else {
+    [&]<std::size_t... O>(std::index_sequence<O...>) {
+      ((*reinterpret_cast<device_t<std::tuple_element_t<O, R>>*>(p.base[nin + O] + off[nin + O]) = std::get<O>(r)),
+       ...);
+    }(std::make_index_sequence<outputs::size>{});
+  }
+}
+
+template <class F, class Index, int NOP, bool HasWhere, class R, class... A>
+__global__ void __launch_bounds__(block_threads) rows_kernel(F f, kernel_plan<Index, NOP> p, Index tiles_per_row) {
+  constexpr int nops = NOP;
+  const Index block = static_cast<Index>(blockIdx.x);
+  const Index outer = block / tiles_per_row;
+  const Index tile = block - outer * tiles_per_row;
+  // Offsets of the row's first element: one decomposition per block.
+  Index row_off[nops];
+  for (int op = 0; op < nops; ++op) row_off[op] = 0;
+  Index rem = outer;
+  for (int d = 1; d < p.ndim; ++d) {
+    const Index q = rem / p.shape[d];
+    const Index idx = rem - q * p.shape[d];
+    rem = q;
+    for (int op = 0; op < nops; ++op) row_off[op] += idx * p.stride[op][d];
+  }
+  const Index first = tile * (block_threads * items_per_thread) + static_cast<Index>(threadIdx.x);
+#pragma unroll
+  for (int k = 0; k < items_per_thread; ++k) {
+    const Index i = first + k * block_threads;
+    if (i >= p.inner) break;
+    Index off[nops];
+    for (int op = 0; op < nops; ++op) off[op] = row_off[op] + i * p.stride[op][0];
+    if constexpr (HasWhere)
+      if (!load<bool>(p.base[nops - 1] + off[nops - 1])) continue;
+    apply<F, Index, NOP, R, A...>(f, p, off, std::index_sequence_for<A...>{});
+  }
+}
+
+template <class F, class Index, int NOP, bool HasWhere, class R, class... A>
+__global__ void __launch_bounds__(block_threads) elements_kernel(F f, kernel_plan<Index, NOP> p) {
+  constexpr int nops = NOP;
+  const Index first = static_cast<Index>(blockIdx.x) * (block_threads * items_per_thread) + static_cast<Index>(threadIdx.x);
+#pragma unroll
+  for (int k = 0; k < items_per_thread; ++k) {
+    const Index e = first + k * block_threads;
+    if (e >= p.size) break;
+    Index off[nops];
+    for (int op = 0; op < nops; ++op) off[op] = 0;
+    Index rem = e;
+    for (int d = 0; d < p.ndim; ++d) {
+      const Index q = rem / p.shape[d];
+      const Index idx = rem - q * p.shape[d];
+      rem = q;
+      for (int op = 0; op < nops; ++op) off[op] += idx * p.stride[op][d];
+    }
+    if constexpr (HasWhere)
+      if (!load<bool>(p.base[nops - 1] + off[nops - 1])) continue;
+    apply<F, Index, NOP, R, A...>(f, p, off, std::index_sequence_for<A...>{});
+  }
+}
+
+// cub::DeviceTransform's functor: converts storage types at the boundary.
+template <class F, class R, class... A>
+struct transform_adapter {
+  F f;
+  __device__ __forceinline__ device_t<R> operator()(device_t<A>... a) const { return static_cast<device_t<R>>(f(a...)); }
+};
+
+template <class Index, int NOP>
+kernel_plan<Index, NOP> make_plan(const device_call& c) {
+  kernel_plan<Index, NOP> p{};
+  p.ndim = c.ndim;
+  p.size = static_cast<Index>(c.size);
+  p.inner = static_cast<Index>(c.shape[0]);
+  p.outer_count = static_cast<Index>(c.size / (c.shape[0] == 0 ? 1 : c.shape[0]));
+  for (int d = 0; d < c.ndim; ++d) p.shape[d] = static_cast<Index>(c.shape[d]);
+  for (int op = 0; op < NOP; ++op) {
+    p.base[op] = reinterpret_cast<char*>(c.base[op]);
+    for (int d = 0; d < c.ndim; ++d) p.stride[op][d] = static_cast<Index>(c.strides[op][d]);
+  }
+  return p;
+}
+
+template <class F, class Sig>
+struct device_loop;
+
+template <class F, class R, class... A>
+struct device_loop<F, R(A...)> {
+  static constexpr int nin = sizeof...(A);
+  static constexpr int nout = signature_traits<R(A...)>::nout;
+
+  template <class Index, bool HasWhere>
+  static void launch_strided(const F& f, const device_call& c, cudaStream_t stream) {
+    constexpr int nop = nin + nout + (HasWhere ? 1 : 0);
+    const auto p = make_plan<Index, nop>(c);
+    constexpr Index tile = block_threads * items_per_thread;
+    if (c.shape[0] >= 64) {
+      const Index tiles_per_row = (p.inner + tile - 1) / tile;
+      const auto blocks = static_cast<std::uint64_t>(tiles_per_row) * static_cast<std::uint64_t>(p.outer_count);
+      if (blocks > 0x7fffffffu) throw value_error("cuda: iteration too large for one launch");
+      rows_kernel<F, Index, nop, HasWhere, R, A...>
+          <<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(f, p, tiles_per_row);
+    } else {
+      const auto blocks = (static_cast<std::uint64_t>(p.size) + tile - 1) / tile;
+      if (blocks > 0x7fffffffu) throw value_error("cuda: iteration too large for one launch");
+      elements_kernel<F, Index, nop, HasWhere, R, A...><<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(f, p);
+    }
+  }
+
+  static bool all_inputs_contiguous(const device_call& c) {
+    if (c.ndim != 1 || c.has_where || nout != 1) return false;
+    constexpr std::int64_t sizes[] = {static_cast<std::int64_t>(sizeof(A))..., 0};
+    for (int i = 0; i < nin; ++i)
+      if (c.strides[i][0] != sizes[i]) return false;
+    return c.strides[nin][0] == static_cast<std::int64_t>(sizeof(device_t<R>));
+  }
+
+  static void launch(const device_call& c, const void* data) {
+    const F& f = *static_cast<const F*>(data);
+    auto stream = static_cast<cudaStream_t>(c.stream);
+    if (c.size == 0) return;
+    if (c.ndim > max_kernel_dims)
+      throw value_error("cuda: the operands' layout leaves " + std::to_string(c.ndim) +
+                        " dimensions after merging; at most " + std::to_string(max_kernel_dims) + " are supported");
+    if constexpr (nout == 1) {
+      if (all_inputs_contiguous(c)) {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+          check(cub::DeviceTransform::Transform(
+                    ::cuda::std::make_tuple(reinterpret_cast<const device_t<A>*>(c.base[I])...),
+                    reinterpret_cast<device_t<R>*>(c.base[nin]), c.size, transform_adapter<F, R, A...>{f}, stream),
+                "cub::DeviceTransform");
+        }(std::index_sequence_for<A...>{});
+        check(cudaGetLastError(), "launching cub::DeviceTransform");
+        return;
+      }
+    }
+    launch_generic(f, c, stream);
+  }
+
+  /// The rows/elements kernels only (no cub instantiation): for code that must stay
+  /// light to compile, such as the 169 dtype conversions.
+  static void launch_generic(const F& f, const device_call& c, cudaStream_t stream) {
+    if (c.size == 0) return;
+    if (c.ndim > max_kernel_dims)
+      throw value_error("cuda: the operands' layout leaves " + std::to_string(c.ndim) +
+                        " dimensions after merging; at most " + std::to_string(max_kernel_dims) + " are supported");
+    // 32-bit offsets when every byte offset fits.
+    bool small = c.size < (std::int64_t{1} << 31);
+    for (int op = 0; op < nin + nout + (c.has_where ? 1 : 0) && small; ++op) {
+      std::int64_t extent = 0;
+      for (int d = 0; d < c.ndim; ++d) extent += (c.shape[d] - 1) * (c.strides[op][d] < 0 ? -c.strides[op][d] : c.strides[op][d]);
+      small = extent < (std::int64_t{1} << 31);
+    }
+    if (small)
+      c.has_where ? launch_strided<std::int32_t, true>(f, c, stream) : launch_strided<std::int32_t, false>(f, c, stream);
+    else
+      c.has_where ? launch_strided<std::int64_t, true>(f, c, stream) : launch_strided<std::int64_t, false>(f, c, stream);
+    check(cudaGetLastError(), "launching a ufunc kernel");
+  }
+};
+
+}  // namespace detail
+
+/// The device launcher for functor F with signature Sig.
+template <class Sig, class F>
+inline constexpr device_loop_fn device_loop = &detail::device_loop<F, Sig>::launch;
+
+/// A loop table entry that runs a copy of `f` on the GPU and (the same functor,
+/// compiled for the host) on the cpu targets.
+template <class Sig, class F>
+[[nodiscard]] loop_entry make_loop(F f) {
+  auto e = cpu::make_loop<Sig>(f);
+  e.device = device_loop<Sig, F>;
+  e.device_data = e.host_data;
+  return e;
+}
+
+}  // namespace ufunc::backends::cuda

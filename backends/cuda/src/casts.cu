@@ -1,0 +1,87 @@
+// Device-side dtype conversions: every pair of the 13 dtypes, through the generic
+// kernels (contiguous or strided source, broadcast allowed).
+#include <complex>
+#include <type_traits>
+
+#include <ufunc/backends/cuda/loops.hpp>
+#include <ufunc/core/array.hpp>
+#include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/iteration.hpp>
+
+namespace ufunc::backends::cuda {
+
+namespace {
+
+template <class T>
+struct is_complex : std::false_type {};
+template <class T>
+struct is_complex<::cuda::std::complex<T>> : std::true_type {};
+
+// The conversions of core/src/casting.cpp, on the device: complex to real drops
+// the imaginary part; NaN and out-of-range floats to integers give the minimum
+// of int64 truncated, never undefined behaviour.
+template <class To, class From>
+__device__ To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (is_complex<From>::value) {
+    if constexpr (is_complex<To>::value)
+      return To(static_cast<typename To::value_type>(v.real()), static_cast<typename To::value_type>(v.imag()));
+    else
+      return convert<To>(v.real());
+  } else if constexpr (is_complex<To>::value) {
+    return To(static_cast<typename To::value_type>(v), 0);
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    if constexpr (std::is_unsigned_v<To> && sizeof(To) == 8) {
+      if (v >= From(0) && v < From(18446744073709551616.0)) return static_cast<To>(v);
+    }
+    if (!(v >= From(-9223372036854775808.0) && v < From(9223372036854775808.0)))
+      return static_cast<To>(static_cast<unsigned long long>(0x8000000000000000ull));
+    return static_cast<To>(static_cast<long long>(v));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <class To, class From>
+struct convert_op {
+  __device__ detail::device_t<To> operator()(detail::device_t<From> v) const {
+    return convert<detail::device_t<To>>(v);
+  }
+};
+
+template <class From, class To>
+void cast_pair(const device_call& c, cudaStream_t stream) {
+  detail::device_loop<convert_op<To, From>, To(From)>::launch_generic(convert_op<To, From>{}, c, stream);
+}
+
+}  // namespace
+
+void cast(const array& src, const array& dst, stream_ref s) {
+  if (src.device() != dst.device() || src.device().is_host())
+    throw target_error("cuda cast: both arrays must be on the same CUDA device (" + src.device().str() + ", " +
+                       dst.device().str() + ")");
+  const auto in_strides = broadcast_strides(src.shape(), src.strides(), dst.shape());
+  const plan_operand ops[] = {{src.data(), in_strides}, {dst.data(), dst.strides()}};
+  const iteration_plan plan(dst.shape(), ops);
+  device_call c;
+  c.nin = 1;
+  c.nout = 1;
+  c.ndim = plan.ndim();
+  c.size = plan.size();
+  c.device = dst.device().index;
+  c.stream = s.handle ? s.handle : current_stream().handle;
+  for (int d = 0; d < plan.ndim(); ++d) {
+    c.shape[d] = plan.extent(d);
+    for (int op = 0; op < 2; ++op) c.strides[op][d] = plan.stride(op, d);
+  }
+  for (int op = 0; op < 2; ++op) c.base[op] = plan.base(op);
+  check(cudaSetDevice(c.device), "cudaSetDevice");
+  visit_dtype(src.type(), [&](auto f) {
+    visit_dtype(dst.type(), [&](auto t) { cast_pair<decltype(f), decltype(t)>(c, static_cast<cudaStream_t>(c.stream)); });
+  });
+}
+
+}  // namespace ufunc::backends::cuda

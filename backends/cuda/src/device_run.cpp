@@ -1,0 +1,160 @@
+// run_loop for target cuda: placement rules, device-side casts, host-in/host-out
+// calls, and the launch of the loop's device code.
+#include <ufunc/backends/cuda/runtime.hpp>
+#include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/run_loop.hpp>
+#include <ufunc/core/error.hpp>
+#include <ufunc/core/iteration.hpp>
+#include <ufunc/core/transfer.hpp>
+
+namespace ufunc::detail {
+
+namespace {
+
+namespace cuda = backends::cuda;
+
+array device_empty(const dim_vector& shape, dtype t, int device, stream_ref s) {
+  auto owner = cuda::allocate(static_cast<std::size_t>(shape_size(shape)) * t.itemsize(), device, s);
+  return array(owner.get(), t, shape, {}, owner, ufunc::device::cuda(device));
+}
+
+array device_cast(const array& a, dtype t, stream_ref s) {
+  auto out = device_empty(a.shape(), t, a.device().index, s);
+  cuda::cast(a, out, s);
+  return out;
+}
+
+}  // namespace
+
+// Placement rule: if every array operand is on the host, the call is host-in /
+// host-out (inputs are copied to the device, results copied back, and the call
+// waits). Otherwise every array operand must be on the same device: mixing host and
+// device arrays is an error, so no transfer ever happens unasked.
+std::vector<array> run_loop_on_device(const loop_call& c) {
+  const std::string name(c.name);
+  const auto& types = c.types;
+  const auto& options = c.options;
+  const int nin = types.nin(), nout = types.nout(), nargs = nin + nout;
+  const bool has_where = options.where.valid();
+
+  std::optional<ufunc::device> device_seen;
+  bool any_host = false;
+  auto place = [&](const array& a, const std::string& what) {
+    if (a.device().is_host()) {
+      any_host = true;
+    } else if (!device_seen) {
+      device_seen = a.device();
+    } else if (*device_seen != a.device()) {
+      throw target_error("ufunc '" + name + "': " + what + " is on " + a.device().str() + " but another operand is on " +
+                         device_seen->str());
+    }
+  };
+  for (int i = 0; i < nin; ++i)
+    if (!c.inputs[i].is_scalar()) place(c.inputs[i].as_array(), "input " + std::to_string(i));
+  for (std::size_t i = 0; i < options.out.size(); ++i) place(options.out[i], "out[" + std::to_string(i) + "]");
+  if (has_where) place(options.where, "where");
+  if (device_seen && any_host)
+    throw target_error("ufunc '" + name + "': mixed host and device operands; move them with ufunc::to_device() or "
+                       "ufunc::to_host() first (calls never copy device data implicitly)");
+  const bool host_in_host_out = !device_seen;
+  const int device = device_seen ? device_seen->index : 0;
+  cuda::require_device(device);
+  if (c.device_fn == nullptr)
+    throw target_error("ufunc '" + name + "': loop " + types.str() +
+                       " has no CUDA code (make the ufunc with vectorize<Sig, target::cuda> in a .cu file)");
+  const stream_ref s{options.stream.handle ? options.stream.handle : cuda::current_stream().handle};
+
+  const dim_vector shape = broadcast_call_shape(c);
+  {
+    dim_vector in_strides[max_operands];
+    for (int i = 0; i < nin; ++i)
+      if (!c.inputs[i].is_scalar()) {
+        const auto& a = c.inputs[i].as_array();
+        in_strides[i] = broadcast_strides(a.shape(), a.strides(), shape);
+      }
+    check_out_overlap(c, {in_strides, static_cast<std::size_t>(nin)});
+  }
+
+  // Device operands in the loop's dtypes. Scalars go to the device as 0-d arrays.
+  array dev[max_operands + 1];
+  for (int i = 0; i < nin; ++i) {
+    if (c.inputs[i].is_scalar()) {
+      alignas(16) std::byte value[16];
+      c.inputs[i].as_scalar().store(types.input(i), value);
+      auto host = array(value, types.input(i), {});
+      dev[i] = to_device(host, device, s);
+      continue;
+    }
+    array a = c.inputs[i].as_array();
+    if (host_in_host_out) a = to_device(a, device, s);
+    dev[i] = a.type() == types.input(i) ? a : device_cast(a, types.input(i), s);
+  }
+  if (has_where) dev[nargs] = host_in_host_out ? to_device(options.where, device, s) : options.where;
+
+  // Outputs: written in place when they are device arrays of the loop's dtype;
+  // otherwise through a device temporary (initialized from `out` under a mask, so
+  // unselected elements keep their values).
+  std::vector<array> results(static_cast<std::size_t>(nout));
+  for (int o = 0; o < nout; ++o) {
+    const dtype t = types.output(o);
+    const bool given = !options.out.empty();
+    if (given && !host_in_host_out && options.out[o].type() == t) {
+      dev[nin + o] = options.out[o];
+      continue;
+    }
+    if (given && has_where) {
+      array initial = host_in_host_out ? to_device(options.out[o], device, s) : options.out[o];
+      dev[nin + o] = device_cast(initial.broadcast_to(shape), t, s);
+    } else {
+      dev[nin + o] = device_empty(shape, t, device, s);
+      if (has_where) cuda::fill_zero(dev[nin + o].data(), static_cast<std::size_t>(dev[nin + o].nbytes()), device, s);
+    }
+  }
+
+  if (shape_size(shape) > 0) {
+    dim_vector strides[max_operands + 1];
+    plan_operand ops[max_operands + 1];
+    const int nops = nargs + (has_where ? 1 : 0);
+    for (int k = 0; k < nops; ++k) {
+      strides[k] = broadcast_strides(dev[k].shape(), dev[k].strides(), shape);
+      ops[k] = {dev[k].data(), strides[k]};
+    }
+    const iteration_plan plan(shape, {ops, static_cast<std::size_t>(nops)});
+    device_call call;
+    call.nin = nin;
+    call.nout = nout;
+    call.has_where = has_where;
+    call.ndim = plan.ndim();
+    call.size = plan.size();
+    call.device = device;
+    call.stream = s.handle;
+    for (int d = 0; d < plan.ndim(); ++d) {
+      call.shape[d] = plan.extent(d);
+      for (int k = 0; k < nops; ++k) call.strides[k][d] = plan.stride(k, d);
+    }
+    for (int k = 0; k < nops; ++k) call.base[k] = plan.base(k);
+    cuda::launch(c.device_fn, c.device_data, call);
+  }
+
+  // Results back where the caller wants them.
+  for (int o = 0; o < nout; ++o) {
+    const array& computed = dev[nin + o];
+    if (!options.out.empty()) {
+      const array& target = options.out[o];
+      if (computed.data() == target.data()) {
+        results[o] = target;
+      } else if (host_in_host_out) {
+        to_host(computed, s).copy_to(target);  // host-side cast into the caller's layout
+        results[o] = target;
+      } else {
+        cuda::cast(computed, target, s);
+        results[o] = target;
+      }
+    } else {
+      results[o] = host_in_host_out ? to_host(computed, s) : computed;
+    }
+  }
+  return results;
+}
+
+}  // namespace ufunc::detail

@@ -1,0 +1,687 @@
+// cuda_bench: ufunc's cuda target against cub::DeviceTransform (what ufunc's contiguous path calls), a device-to-device
+// cudaMemcpyAsync (the bandwidth ceiling) and an empty kernel (the launch floor). run_gpu.sh runs it next to
+// gpu_peers.py (CuPy, PyTorch, Numba), which measures the same cases the same way.
+//
+//   cuda_bench [--quick] [--reps N]
+//
+// Output: lines starting with '#' are notes and result checks; every measurement is one CSV line
+//   case,impl,n,bytes_moved,median_us,GBps
+// with GBps = bytes_moved / median (1 GB = 1e9 bytes), followed by a short table. bytes_moved per case:
+//   add_*            3 * n * itemsize (two inputs read, one output written); memcpy rows: 2 * n * itemsize
+//                    (the output's size, read once and written once)
+//   bcast_f32*       the OUTPUT bytes only, n * 4 (the inputs are 2 * 32 KiB), as CuPy's 819 GB/s in the issue
+//   strided_f32*     the bytes the result needs, 3 * n * 4; the GPU actually reads whole 32-byte sectors, so DRAM
+//                    sees the full (8192, 16384) inputs: 2 * 2 * n * 4 read + n * 4 written
+//   percall_*        3 * 1024 * itemsize; median_us is host time per call (the GB/s column means little there)
+//
+// Device times (every case but percall_*) are CUDA event times of ONE call, median over reps. Before each rep the
+// stream is held by a kernel that spins on a host flag until the call has been enqueued, so the events bracket GPU
+// work only, not the host's time to issue the call (nvbench does the same). If a call synchronizes (the spin kernel
+// would hold it back), the spin times out, the case is re-timed without it and a '# note' says so.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <cub/device/device_transform.cuh>
+#include <cuda/std/tuple>
+
+#include <ufunc/backends/cuda/runtime.hpp>
+#include <ufunc/core/error.hpp>
+#include <ufunc/core/transfer.hpp>
+#include <ufunc/ufuncs/builtins.hpp>
+#include <ufunc/vectorize.hpp>
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors: every CUDA call is checked; a failure ends the program (a benchmark that continues past a CUDA error
+// reports numbers for work that did not happen).
+
+void check_cuda(cudaError_t e, const char* what, const char* file, int line) {
+  if (e == cudaSuccess) return;
+  std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", file, line, what, cudaGetErrorName(e), cudaGetErrorString(e));
+  std::exit(2);
+}
+#define CUDA_CHECK(expr) check_cuda((expr), #expr, __FILE__, __LINE__)
+
+template <class T>
+struct device_buffer {
+  T* ptr = nullptr;
+  std::int64_t count = 0;
+  explicit device_buffer(std::int64_t n) : count(n) {
+    CUDA_CHECK(cudaMalloc(&ptr, static_cast<std::size_t>(n) * sizeof(T)));
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  device_buffer(device_buffer&& o) noexcept : ptr(std::exchange(o.ptr, nullptr)), count(o.count) {}
+  ~device_buffer() {
+    if (ptr) (void)cudaFree(ptr);  // cudaFree synchronizes; buffers die between cases, never while timing
+  }
+  [[nodiscard]] std::size_t bytes() const { return static_cast<std::size_t>(count) * sizeof(T); }
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Inputs. Each value is an exact product plus one addition, so a fused multiply-add on the device gives the same
+// bits as the host's separate operations, and the host reference can be computed from the formula alone.
+
+template <class T>
+__host__ __device__ T value_a(std::int64_t i) {
+  return static_cast<T>(i % 1000) * T(0.5) - T(3.3);
+}
+template <class T>
+__host__ __device__ T value_b(std::int64_t i) {
+  return static_cast<T>(i % 777) * T(0.125) + T(0.1);
+}
+
+template <class T>
+__global__ void fill_inputs(T* a, T* b, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    a[i] = value_a<T>(i);
+    b[i] = value_b<T>(i);
+  }
+}
+
+template <class T>
+void fill(T* a, T* b, std::int64_t n, cudaStream_t s) {
+  fill_inputs<T><<<1024, 256, 0, s>>>(a, b, n);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+__global__ void empty_kernel() {}
+
+template <class T>
+struct add_op {
+  __device__ T operator()(T x, T y) const { return x + y; }
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Results.
+
+struct result {
+  std::string case_name, impl;
+  std::int64_t n, bytes;
+  double median_us;
+};
+std::vector<result> g_results;
+int g_failures = 0;
+
+void emit(const std::string& case_name, const std::string& impl, std::int64_t n, std::int64_t bytes, double median_us) {
+  std::printf("%s,%s,%lld,%lld,%.3f,%.1f\n", case_name.c_str(), impl.c_str(), static_cast<long long>(n),
+              static_cast<long long>(bytes), median_us, static_cast<double>(bytes) / median_us / 1e3);
+  std::fflush(stdout);
+  g_results.push_back({case_name, impl, n, bytes, median_us});
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const auto m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// Compares a device result with reference(i) for every i, bit for bit (the sums are correctly rounded on both sides).
+template <class T, class Ref>
+void validate(const std::string& case_name, const std::string& impl, const T* device_out, std::int64_t n, Ref reference,
+              cudaStream_t s) {
+  std::vector<T> host(static_cast<std::size_t>(n));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  CUDA_CHECK(cudaMemcpy(host.data(), device_out, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  std::int64_t bad = 0, first = -1;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T want = reference(i);
+    if (std::memcmp(&host[i], &want, sizeof(T)) != 0) {
+      if (first < 0) first = i;
+      ++bad;
+    }
+  }
+  if (bad == 0) {
+    std::printf("# check,%s,%s,%lld,ok\n", case_name.c_str(), impl.c_str(), static_cast<long long>(n));
+  } else {
+    ++g_failures;
+    std::printf("# check,%s,%s,%lld,FAILED: %lld of %lld elements differ; first at %lld: got %.9g, want %.9g\n",
+                case_name.c_str(), impl.c_str(), static_cast<long long>(n), static_cast<long long>(bad),
+                static_cast<long long>(n), static_cast<long long>(first), static_cast<double>(host[first]),
+                static_cast<double>(reference(first)));
+  }
+  std::fflush(stdout);
+}
+
+// Output bytes 0xFF: a NaN in every float and double, so a kernel that writes nothing cannot pass.
+void poison(void* p, std::size_t bytes, cudaStream_t s) { CUDA_CHECK(cudaMemsetAsync(p, 0xFF, bytes, s)); }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Timing.
+
+// Holds the stream until the host sets *flag, or until timeout_ns passed (then *timed_out = 1).
+__global__ void hold_stream(const volatile int* flag, volatile int* timed_out, std::uint64_t timeout_ns) {
+  std::uint64_t start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  while (*flag == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > timeout_ns) {
+      *timed_out = 1;
+      return;
+    }
+    __nanosleep(500);
+  }
+}
+
+struct bench_config {
+  int warmup = 5;
+  int reps = 30;
+  int reps_large = 20;  // 2^28-element cases: each rep moves gigabytes
+  bool quick = false;
+  int percall_calls = 10000;
+  int percall_samples = 7;
+};
+
+class gpu_timer {
+ public:
+  explicit gpu_timer(cudaStream_t s) : stream_(s) {
+    CUDA_CHECK(cudaHostAlloc(&host_flags_, 2 * sizeof(int), cudaHostAllocMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flags_), host_flags_, 0));
+    CUDA_CHECK(cudaEventCreate(&start_));
+    CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~gpu_timer() {
+    (void)cudaEventDestroy(start_);
+    (void)cudaEventDestroy(stop_);
+    (void)cudaFreeHost(host_flags_);
+  }
+  gpu_timer(const gpu_timer&) = delete;
+  gpu_timer& operator=(const gpu_timer&) = delete;
+
+  /// Median device time in microseconds of enqueue(rep), one call per rep; rep counts up from 0 through warm-up and
+  /// timed reps, so callers rotate input sets with rep % sets.
+  double measure(const std::string& what, int warmup, int reps, const std::function<void(int)>& enqueue) {
+    for (int w = 0; w < warmup; ++w) enqueue(w);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (auto t = run(warmup, reps, enqueue, /*hold=*/true)) return *t;
+    std::printf("# note,%s: the call waited for the GPU while the stream was held (it synchronizes); timed without "
+                "holding the stream, so host issue time is included\n",
+                what.c_str());
+    return *run(warmup, reps, enqueue, /*hold=*/false);
+  }
+
+ private:
+  std::optional<double> run(int first_rep, int reps, const std::function<void(int)>& enqueue, bool hold) {
+    std::vector<double> us;
+    for (int r = 0; r < reps; ++r) {
+      std::atomic_ref<int> flag(host_flags_[0]);
+      if (hold) {
+        flag.store(0);
+        host_flags_[1] = 0;
+        hold_stream<<<1, 1, 0, stream_>>>(&device_flags_[0], &device_flags_[1], 200'000'000ull);  // 200 ms
+        CUDA_CHECK(cudaGetLastError());
+      }
+      CUDA_CHECK(cudaEventRecord(start_, stream_));
+      try {
+        enqueue(first_rep + r);
+      } catch (...) {
+        flag.store(1);  // never leave the stream held behind an exception
+        (void)cudaStreamSynchronize(stream_);
+        throw;
+      }
+      CUDA_CHECK(cudaEventRecord(stop_, stream_));
+      flag.store(1);
+      CUDA_CHECK(cudaEventSynchronize(stop_));
+      if (hold && std::atomic_ref<int>(host_flags_[1]).load() != 0) return std::nullopt;
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+      us.push_back(ms * 1e3);
+    }
+    return median(us);
+  }
+
+  cudaStream_t stream_;
+  int* host_flags_ = nullptr;  // [0]: release flag, [1]: timed out
+  int* device_flags_ = nullptr;
+  cudaEvent_t start_{}, stop_{};
+};
+
+// Per-call host time: `calls` back-to-back calls, one synchronization at the end; median over samples.
+double measure_host_per_call(const bench_config& cfg, cudaStream_t s, const std::function<void()>& call) {
+  for (int i = 0; i < cfg.percall_calls / 5; ++i) call();
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  std::vector<double> us;
+  for (int k = 0; k < cfg.percall_samples; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < cfg.percall_calls; ++i) call();
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    const auto t1 = std::chrono::steady_clock::now();
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / cfg.percall_calls);
+  }
+  return median(us);
+}
+
+// Reports a ufunc error (wrong placement, missing loop, ...) as a note and goes on with the other cases.
+void guarded(const std::string& what, const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    ++g_failures;
+    std::printf("# error,%s: %s\n", what.c_str(), e.what());
+    std::fflush(stdout);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Cases.
+
+struct context {
+  bench_config cfg;
+  cudaStream_t stream;
+  gpu_timer* timer;
+  std::int64_t l2_bytes;
+};
+
+ufunc::array device_view(void* p, ufunc::dtype t, ufunc::dim_vector shape) {
+  return ufunc::array(p, t, std::move(shape), {}, {}, ufunc::device::cuda(0));
+}
+
+ufunc::call_options cuda_options(cudaStream_t s, std::vector<ufunc::array> out = {}) {
+  // target::cuda by name: the build's default target is cpu, which refuses device operands (see the '# api' note).
+  return {.out = std::move(out), .target = ufunc::target_id::cuda, .stream = {s}};
+}
+
+// Input sets for a case whose working set fits in L2 are rotated, so each rep reads inputs that are not cached: with
+// LRU-like replacement, streaming through >= 4x the L2 between two uses of a set evicts it.
+int input_sets(std::int64_t set_bytes, std::int64_t l2_bytes) {
+  if (set_bytes >= 4 * l2_bytes) return 1;
+  const auto sets = (4 * l2_bytes + set_bytes - 1) / set_bytes;
+  return static_cast<int>(std::clamp<std::int64_t>(sets, 2, 64));
+}
+
+template <class T>
+struct add_sets {
+  std::vector<device_buffer<T>> a, b, c;
+  std::vector<ufunc::array> ua, ub, uc;
+  add_sets(std::int64_t n, int sets, cudaStream_t s) {
+    for (int k = 0; k < sets; ++k) {
+      a.emplace_back(n);
+      b.emplace_back(n);
+      c.emplace_back(n);
+      fill(a.back().ptr, b.back().ptr, n, s);
+      ua.push_back(device_view(a.back().ptr, ufunc::dtype_of<T>, {n}));
+      ub.push_back(device_view(b.back().ptr, ufunc::dtype_of<T>, {n}));
+      uc.push_back(device_view(c.back().ptr, ufunc::dtype_of<T>, {n}));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+  [[nodiscard]] int count() const { return static_cast<int>(a.size()); }
+};
+
+// The allocating ufunc call returns pool memory that may still hold a correct result from an earlier call; poison
+// a block of the same size first and free it, so the pool most likely hands that block to the checked call.
+template <class T>
+void poison_pool_block(std::int64_t n, cudaStream_t s) {
+  auto owner = ufunc::backends::cuda::allocate(static_cast<std::size_t>(n) * sizeof(T), 0, ufunc::stream_ref{s});
+  poison(owner.get(), static_cast<std::size_t>(n) * sizeof(T), s);
+}
+
+// The vectorize cases: the functor is a user's extended lambda, compiled in this TU. (An extended lambda must live
+// in a named function with a declared return type, hence this function rather than a lambda or main.)
+template <class T>
+void vectorize_add_case(context& ctx, const std::string& case_name, std::int64_t n, add_sets<T>& sets, int reps);
+
+template <class T>
+void add_case(context& ctx, const char* type_name, std::int64_t n, bool with_alloc) {
+  const std::string case_name = std::string("add_") + type_name;
+  const auto s = ctx.stream;
+  const auto bytes = 3 * n * static_cast<std::int64_t>(sizeof(T));
+  const int nsets = input_sets(bytes, ctx.l2_bytes);
+  const int reps = n >= (std::int64_t{1} << 28) ? ctx.cfg.reps_large : ctx.cfg.reps;
+  std::printf("# case,%s,n=%lld,input sets=%d\n", case_name.c_str(), static_cast<long long>(n), nsets);
+  add_sets<T> sets(n, nsets, s);
+  auto sum = [](std::int64_t i) { return value_a<T>(i) + value_b<T>(i); };
+  const std::string tag = case_name + " n=" + std::to_string(n);
+
+  guarded(tag + " ufunc", [&] {
+    std::vector<ufunc::call_options> opts;
+    for (int k = 0; k < nsets; ++k) opts.push_back(cuda_options(s, {sets.uc[k]}));
+    poison(sets.c[0].ptr, sets.c[0].bytes(), s);
+    (void)ufunc::add(sets.ua[0], sets.ub[0], opts[0]);
+    validate(case_name, "ufunc", sets.c[0].ptr, n, sum, s);
+    const double t = ctx.timer->measure(tag + " ufunc", ctx.cfg.warmup, reps, [&](int r) {
+      const int k = r % nsets;
+      (void)ufunc::add(sets.ua[k], sets.ub[k], opts[k]);
+    });
+    emit(case_name, "ufunc", n, bytes, t);
+  });
+
+  if (with_alloc) {
+    guarded(tag + " ufunc alloc", [&] {
+      const auto opts = cuda_options(s);
+      poison_pool_block<T>(n, s);
+      const auto r0 = ufunc::add(sets.ua[0], sets.ub[0], opts);
+      validate(case_name + "_alloc", "ufunc", reinterpret_cast<const T*>(r0.data()), n, sum, s);
+      const double t = ctx.timer->measure(tag + " ufunc alloc", ctx.cfg.warmup, reps, [&](int r) {
+        const int k = r % nsets;
+        (void)ufunc::add(sets.ua[k], sets.ub[k], opts);  // the result goes back to the pool, stream-ordered
+      });
+      emit(case_name + "_alloc", "ufunc", n, bytes, t);
+    });
+  }
+
+  vectorize_add_case<T>(ctx, case_name, n, sets, reps);
+
+  // cub::DeviceTransform with the int64 count ufunc passes it (the count's type picks cub's offset type).
+  {
+    auto cub_add = [&](int k) {
+      CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(sets.a[k].ptr, sets.b[k].ptr), sets.c[k].ptr,
+                                                 n, add_op<T>{}, s));
+    };
+    poison(sets.c[0].ptr, sets.c[0].bytes(), s);
+    cub_add(0);
+    validate(case_name, "cub", sets.c[0].ptr, n, sum, s);
+    const double t = ctx.timer->measure(tag + " cub", ctx.cfg.warmup, reps, [&](int r) { cub_add(r % nsets); });
+    emit(case_name, "cub", n, bytes, t);
+  }
+
+  // The bandwidth reference: the output's bytes copied device to device (read once, written once).
+  {
+    auto copy = [&](int k) {
+      CUDA_CHECK(cudaMemcpyAsync(sets.c[k].ptr, sets.a[k].ptr, sets.c[k].bytes(), cudaMemcpyDeviceToDevice, s));
+    };
+    poison(sets.c[0].ptr, sets.c[0].bytes(), s);
+    copy(0);
+    validate(case_name, "memcpy", sets.c[0].ptr, n, [](std::int64_t i) { return value_a<T>(i); }, s);
+    const double t = ctx.timer->measure(tag + " memcpy", ctx.cfg.warmup, reps, [&](int r) { copy(r % nsets); });
+    emit(case_name, "memcpy", n, 2 * n * static_cast<std::int64_t>(sizeof(T)), t);
+  }
+}
+
+template <class T>
+void vectorize_add_case(context& ctx, const std::string& case_name, std::int64_t n, add_sets<T>& sets, int reps) {
+  // Typed parameters: nvcc rejects generic __host__ __device__ extended lambdas ((auto x, auto y) does not compile).
+  const auto add = ufunc::vectorize<T(T, T), ufunc::target::cuda>([] __host__ __device__(T x, T y) { return x + y; },
+                                                                   "bench_add");
+  const auto s = ctx.stream;
+  const auto bytes = 3 * n * static_cast<std::int64_t>(sizeof(T));
+  const int nsets = sets.count();
+  const std::string tag = case_name + " n=" + std::to_string(n) + " vectorize";
+  guarded(tag, [&] {
+    std::vector<ufunc::array_t<T>> ta, tb;
+    std::vector<ufunc::call_options> opts;
+    for (int k = 0; k < nsets; ++k) {
+      ta.emplace_back(sets.ua[k]);
+      tb.emplace_back(sets.ub[k]);
+      opts.push_back(ufunc::call_options{.out = {sets.uc[k]}, .stream = {s}});  // the target comes from vectorize<>
+    }
+    poison(sets.c[0].ptr, sets.c[0].bytes(), s);
+    (void)add(ta[0], tb[0], opts[0]);  // typed path: the T(T, T) loop is chosen at compile time
+    validate(case_name, "vectorize", sets.c[0].ptr, n, [](std::int64_t i) { return value_a<T>(i) + value_b<T>(i); },
+             s);
+    const double t = ctx.timer->measure(tag, ctx.cfg.warmup, reps, [&](int r) {
+      const int k = r % nsets;
+      (void)add(ta[k], tb[k], opts[k]);
+    });
+    emit(case_name, "vectorize", n, bytes, t);
+  });
+}
+
+// (8192, 1) + (1, 8192) -> (8192, 8192) float32; GB/s of the output only.
+void broadcast_case(context& ctx) {
+  constexpr std::int64_t rows = 8192, cols = 8192, n = rows * cols;
+  const auto s = ctx.stream;
+  const std::int64_t bytes = n * 4;
+  std::printf("# case,bcast_f32,(8192,1)+(1,8192),GB/s of output bytes\n");
+  device_buffer<float> a(rows), b(cols), c(n);
+  fill(a.ptr, b.ptr, rows, s);  // rows == cols: one fill gives a[r] = value_a(r), b[c] = value_b(c)
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const auto ua = device_view(a.ptr, ufunc::float32, {rows, 1});
+  const auto ub = device_view(b.ptr, ufunc::float32, {1, cols});
+  const auto uc = device_view(c.ptr, ufunc::float32, {rows, cols});
+  auto reference = [](std::int64_t i) { return value_a<float>(i / cols) + value_b<float>(i % cols); };
+
+  guarded("bcast_f32 ufunc", [&] {
+    const auto opts = cuda_options(s, {uc});
+    poison(c.ptr, c.bytes(), s);
+    (void)ufunc::add(ua, ub, opts);
+    validate("bcast_f32", "ufunc", c.ptr, n, reference, s);
+    emit("bcast_f32", "ufunc", n, bytes,
+         ctx.timer->measure("bcast_f32 ufunc", ctx.cfg.warmup, ctx.cfg.reps, [&](int) { (void)ufunc::add(ua, ub, opts); }));
+  });
+  guarded("bcast_f32 ufunc alloc", [&] {
+    const auto opts = cuda_options(s);
+    poison_pool_block<float>(n, s);
+    const auto r0 = ufunc::add(ua, ub, opts);
+    validate("bcast_f32_alloc", "ufunc", reinterpret_cast<const float*>(r0.data()), n, reference, s);
+    emit("bcast_f32_alloc", "ufunc", n, bytes,
+         ctx.timer->measure("bcast_f32 ufunc alloc", ctx.cfg.warmup, ctx.cfg.reps,
+                            [&](int) { (void)ufunc::add(ua, ub, opts); }));
+  });
+  // Write-bandwidth reference for an output-bound case: cudaMemsetAsync of the output.
+  emit("bcast_f32", "memset", n, bytes, ctx.timer->measure("bcast_f32 memset", ctx.cfg.warmup, ctx.cfg.reps, [&](int) {
+    CUDA_CHECK(cudaMemsetAsync(c.ptr, 0, c.bytes(), s));
+  }));
+}
+
+// a[:, ::2] + b[:, ::2] for (8192, 16384) float32 a, b -> (8192, 8192).
+void strided_case(context& ctx) {
+  constexpr std::int64_t rows = 8192, cols = 16384, out_cols = cols / 2, n = rows * out_cols;
+  const auto s = ctx.stream;
+  const std::int64_t bytes = 3 * n * 4;
+  std::printf("# case,strided_f32,a[:, ::2] + b[:, ::2] of (8192,16384),GB/s of needed bytes (DRAM reads twice as "
+              "much input)\n");
+  device_buffer<float> a(rows * cols), b(rows * cols), c(n);
+  fill(a.ptr, b.ptr, rows * cols, s);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const ufunc::index every_second = ufunc::slice{0, std::nullopt, 2};
+  const auto ua = device_view(a.ptr, ufunc::float32, {rows, cols})[{ufunc::slice{}, every_second}];
+  const auto ub = device_view(b.ptr, ufunc::float32, {rows, cols})[{ufunc::slice{}, every_second}];
+  const auto uc = device_view(c.ptr, ufunc::float32, {rows, out_cols});
+  auto reference = [](std::int64_t i) {
+    const std::int64_t src = (i / out_cols) * cols + 2 * (i % out_cols);
+    return value_a<float>(src) + value_b<float>(src);
+  };
+
+  guarded("strided_f32 ufunc", [&] {
+    const auto opts = cuda_options(s, {uc});
+    poison(c.ptr, c.bytes(), s);
+    (void)ufunc::add(ua, ub, opts);
+    validate("strided_f32", "ufunc", c.ptr, n, reference, s);
+    emit("strided_f32", "ufunc", n, bytes,
+         ctx.timer->measure("strided_f32 ufunc", ctx.cfg.warmup, ctx.cfg.reps,
+                            [&](int) { (void)ufunc::add(ua, ub, opts); }));
+  });
+  guarded("strided_f32 ufunc alloc", [&] {
+    const auto opts = cuda_options(s);
+    poison_pool_block<float>(n, s);
+    const auto r0 = ufunc::add(ua, ub, opts);
+    validate("strided_f32_alloc", "ufunc", reinterpret_cast<const float*>(r0.data()), n, reference, s);
+    emit("strided_f32_alloc", "ufunc", n, bytes,
+         ctx.timer->measure("strided_f32 ufunc alloc", ctx.cfg.warmup, ctx.cfg.reps,
+                            [&](int) { (void)ufunc::add(ua, ub, opts); }));
+  });
+}
+
+void vectorize_percall(context& ctx, const ufunc::array& ua, const ufunc::array& ub, const ufunc::array& uc);
+
+// Host time per call for 1024 float32 elements: what a small call costs the issuing thread. When the GPU is slower
+// per call than the host, the launch queue fills and this measures the GPU's per-kernel time instead.
+void percall_case(context& ctx) {
+  constexpr std::int64_t n = 1024;
+  const auto s = ctx.stream;
+  const std::int64_t bytes = 3 * n * 4;
+  std::printf("# case,percall_f32,n=1024,host time per call over %d back-to-back calls (median of %d samples)\n",
+              ctx.cfg.percall_calls, ctx.cfg.percall_samples);
+  device_buffer<float> a(n), b(n), c(n);
+  fill(a.ptr, b.ptr, n, s);
+  const auto ua = device_view(a.ptr, ufunc::float32, {n});
+  const auto ub = device_view(b.ptr, ufunc::float32, {n});
+  const auto uc = device_view(c.ptr, ufunc::float32, {n});
+  auto sum = [](std::int64_t i) { return value_a<float>(i) + value_b<float>(i); };
+
+  guarded("percall ufunc", [&] {
+    const auto opts = cuda_options(s, {uc});
+    poison(c.ptr, c.bytes(), s);
+    (void)ufunc::add(ua, ub, opts);
+    validate("percall_f32", "ufunc", c.ptr, n, sum, s);
+    emit("percall_f32", "ufunc", n, bytes, measure_host_per_call(ctx.cfg, s, [&] { (void)ufunc::add(ua, ub, opts); }));
+  });
+  guarded("percall ufunc alloc", [&] {
+    const auto opts = cuda_options(s);
+    emit("percall_f32_alloc", "ufunc", n, bytes,
+         measure_host_per_call(ctx.cfg, s, [&] { (void)ufunc::add(ua, ub, opts); }));
+  });
+  vectorize_percall(ctx, ua, ub, uc);
+  {
+    auto cub_add = [&] {
+      CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(a.ptr, b.ptr), c.ptr, n, add_op<float>{}, s));
+    };
+    poison(c.ptr, c.bytes(), s);
+    cub_add();
+    validate("percall_f32", "cub", c.ptr, n, sum, s);
+    emit("percall_f32", "cub", n, bytes, measure_host_per_call(ctx.cfg, s, cub_add));
+  }
+  {
+    // The floor: launching a kernel that does nothing, with the grid a 1024-element kernel would have.
+    const double t = measure_host_per_call(ctx.cfg, s, [&] { empty_kernel<<<4, 256, 0, s>>>(); });
+    CUDA_CHECK(cudaGetLastError());
+    emit("percall_f32", "empty_kernel", n, bytes, t);
+  }
+}
+
+void vectorize_percall(context& ctx, const ufunc::array& ua, const ufunc::array& ub, const ufunc::array& uc) {
+  const auto add = ufunc::vectorize<float(float, float), ufunc::target::cuda>(
+      [] __host__ __device__(float x, float y) { return x + y; }, "bench_add");
+  const auto s = ctx.stream;
+  guarded("percall vectorize", [&] {
+    const ufunc::array_t<float> ta(ua), tb(ub);
+    const ufunc::call_options opts{.out = {uc}, .stream = {s}};
+    poison(uc.data(), static_cast<std::size_t>(uc.nbytes()), s);
+    (void)add(ta, tb, opts);
+    validate("percall_f32", "vectorize", reinterpret_cast<const float*>(uc.data()), uc.size(),
+             [](std::int64_t i) { return value_a<float>(i) + value_b<float>(i); }, s);
+    emit("percall_f32", "vectorize", uc.size(), 3 * uc.nbytes(),
+         measure_host_per_call(ctx.cfg, s, [&] { (void)add(ta, tb, opts); }));
+  });
+}
+
+// What the plain call of the brief, ufunc::add(device a, device b) with no target, does in this build.
+void api_note(cudaStream_t s) {
+  device_buffer<float> a(16), b(16);
+  fill(a.ptr, b.ptr, 16, s);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const auto ua = device_view(a.ptr, ufunc::float32, {16});
+  const auto ub = device_view(b.ptr, ufunc::float32, {16});
+  try {
+    const auto r = ufunc::add(ua, ub);
+    std::printf("# api,ufunc::add(device, device) without a target runs on %s\n", r.device().str().c_str());
+  } catch (const std::exception& e) {
+    std::printf("# api,ufunc::add(device, device) without a target throws: %s (the timed calls name "
+                "target_id::cuda; UFUNC_TARGET=cuda or automatic would also do)\n",
+                e.what());
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+void print_table() {
+  // Columns in this order when present; rows keep first-seen order.
+  const std::vector<std::string> impls = {"ufunc", "vectorize", "cub", "memcpy", "memset", "empty_kernel"};
+  std::vector<std::pair<std::string, std::int64_t>> rows;
+  std::map<std::pair<std::string, std::int64_t>, std::map<std::string, const result*>> cells;
+  for (const auto& r : g_results) {
+    const auto key = std::make_pair(r.case_name, r.n);
+    if (!cells.count(key)) rows.push_back(key);
+    cells[key][r.impl] = &r;
+  }
+  std::printf("\n%-18s %11s", "case", "n");
+  for (const auto& i : impls) std::printf(" %12s", i.c_str());
+  std::printf("   (GB/s; percall_*: us per call)\n");
+  for (const auto& key : rows) {
+    std::printf("%-18s %11lld", key.first.c_str(), static_cast<long long>(key.second));
+    const bool per_call = key.first.rfind("percall", 0) == 0;
+    for (const auto& i : impls) {
+      const auto it = cells[key].find(i);
+      if (it == cells[key].end()) {
+        std::printf(" %12s", "-");
+      } else {
+        const auto& r = *it->second;
+        std::printf(" %12.1f", per_call ? r.median_us : static_cast<double>(r.bytes) / r.median_us / 1e3);
+      }
+    }
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  context ctx{};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") {
+      ctx.cfg.quick = true;
+      ctx.cfg.reps = 10;
+      ctx.cfg.reps_large = 5;
+      ctx.cfg.warmup = 2;
+      ctx.cfg.percall_calls = 2000;
+      ctx.cfg.percall_samples = 3;
+    } else if (arg == "--reps" && i + 1 < argc) {
+      ctx.cfg.reps = ctx.cfg.reps_large = std::max(1, std::atoi(argv[++i]));
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--reps N]\n", argv[0]);
+      return 2;
+    }
+  }
+
+  int devices = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&devices));
+  CUDA_CHECK(cudaSetDevice(0));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  int l2 = 0, driver = 0, runtime = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  std::printf("# device,%s,sm_%d%d,%d SMs,L2 %d MiB,%.0f GiB,driver %d,runtime %d\n", prop.name, prop.major,
+              prop.minor, prop.multiProcessorCount, l2 >> 20, static_cast<double>(prop.totalGlobalMem) / (1 << 30),
+              driver, runtime);
+  std::printf("# timing,device cases: median of %d reps (%d at 2^28) after %d warm-up, one call per rep between CUDA "
+              "events, stream held until enqueued; percall: host clock over %d calls, median of %d samples\n",
+              ctx.cfg.reps, ctx.cfg.reps_large, ctx.cfg.warmup, ctx.cfg.percall_calls, ctx.cfg.percall_samples);
+  std::printf("# columns,case,impl,n,bytes_moved,median_us,GBps\n");
+
+  // A non-blocking stream: no implicit ordering with the legacy default stream. Arrays ufunc allocates without a
+  // stream in the options go on the thread's current stream, so that is set to it as well.
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  ufunc::backends::cuda::set_current_stream({stream});
+  gpu_timer timer(stream);
+  ctx.stream = stream;
+  ctx.timer = &timer;
+  ctx.l2_bytes = l2;
+
+  api_note(stream);
+  const std::vector<int> f32_exps = ctx.cfg.quick ? std::vector<int>{20, 24} : std::vector<int>{20, 24, 28};
+  for (int e : f32_exps) add_case<float>(ctx, "f32", std::int64_t{1} << e, /*with_alloc=*/true);
+  const std::vector<int> f64_exps = ctx.cfg.quick ? std::vector<int>{24} : std::vector<int>{24, 28};
+  for (int e : f64_exps) add_case<double>(ctx, "f64", std::int64_t{1} << e, /*with_alloc=*/false);
+  broadcast_case(ctx);
+  strided_case(ctx);
+  percall_case(ctx);
+
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  print_table();
+  std::printf("\n# %s\n", g_failures == 0 ? "all checks passed" : (std::to_string(g_failures) + " check(s) or case(s) FAILED").c_str());
+  ufunc::backends::cuda::set_current_stream({});
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  return g_failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# One session on a GPU machine (H100/H200, 16 cores): configure the 'all' build
+# (cuda + tbb), build, run every test (the CUDA tests included), compute-sanitizer,
+# then the benchmarks whose scripts exist. Logs go to $OUT (or build/gpu).
+#
+# The machine has no package registry: xsimd, doctest and oneTBB come from a prefix
+# copied from a Debian 12 machine (UFUNC_DEVICE_PREFIX, default .device/prefix).
+#   bash bench/gpu_session.sh [build|test|sanitize|bench|all]...
+set -uo pipefail
+cd "$(dirname "$0")/.."
+prefix=$(realpath "${UFUNC_DEVICE_PREFIX:-.device/prefix}")
+out=${OUT:-build/gpu}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+build=build/gpu
+steps=${*:-all}
+
+step() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  nvcc --version | tail -1
+  g++ --version | head -1
+  cmake --version | head -1
+  echo "cores: $(nproc)"
+} | tee "$out/machine.txt"
+
+if step build; then
+  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DUFUNC_ENABLE_CUDA=ON -DUFUNC_ENABLE_TBB=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$prefix" ${CMAKE_ARGS:-} > "$out/configure.log" 2>&1 || {
+    tail -30 "$out/configure.log"; exit 1; }
+  /usr/bin/time -f "build: %e s" cmake --build $build -j "$(nproc)" > "$out/build.log" 2>&1 || {
+    grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
+  tail -1 "$out/build.log"
+fi
+
+if step test; then
+  ctest --test-dir $build -j 8 --output-on-failure > "$out/ctest.log" 2>&1
+  echo "ctest exit: $?"
+  grep -E "tests passed|tests failed|Failed|Skipped|\*\*\*" "$out/ctest.log" | head -30
+  $build/tests/ufunc_cuda_tests --no-intro > "$out/cuda_tests.log" 2>&1
+  tail -4 "$out/cuda_tests.log"
+fi
+
+if step sanitize; then
+  for tool in memcheck racecheck initcheck synccheck; do
+    # The 2^29-element test is too slow under the sanitizers; it runs in the plain test step.
+    compute-sanitizer --tool $tool --error-exitcode 3 $build/tests/ufunc_cuda_tests --no-intro \
+      -tce='*2^31*' > "$out/sanitizer_$tool.log" 2>&1
+    echo "compute-sanitizer $tool exit: $? ($(grep -cE '^=+ (ERROR|Invalid|Race)' "$out/sanitizer_$tool.log") reports)"
+    tail -2 "$out/sanitizer_$tool.log"
+  done
+fi
+
+if step bench; then
+  if [ -f bench/run_gpu.sh ]; then
+    BUILD_DIR=$build bash bench/run_gpu.sh 2>&1 | tee "$out/gpu_bench.log" | tail -40
+  fi
+  if [ -f bench/run_parallel.sh ]; then
+    BUILD_DIR=$build bash bench/run_parallel.sh 2>&1 | tee "$out/parallel_bench.log" | tail -30
+  fi
+fi

@@ -1,0 +1,35 @@
+// What a device backend receives to run one loop: the coalesced iteration plan over
+// device pointers, and the stream. Plain data, so the core needs no CUDA headers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <ufunc/core/config.hpp>
+
+namespace ufunc {
+
+/// A CUDA stream, as an opaque handle (cudaStream_t); null means the library's
+/// default stream for the calling thread (see backends/cuda/runtime.hpp).
+struct stream_ref {
+  void* handle = nullptr;
+};
+
+struct device_call {
+  int nin = 0;
+  int nout = 0;
+  bool has_where = false;  // operand nin + nout is a bool mask
+  int ndim = 1;            // after coalescing; dimension 0 is the innermost
+  int device = 0;
+  std::int64_t size = 0;
+  std::int64_t shape[max_ndim] = {};
+  std::int64_t strides[max_operands + 1][max_ndim] = {};  // bytes
+  std::byte* base[max_operands + 1] = {};
+  void* stream = nullptr;  // cudaStream_t
+};
+
+/// A device loop: launches the work of `call` on its stream, asynchronously.
+/// `data` is the loop's functor (host copy; the launcher passes it by value).
+using device_loop_fn = void (*)(const device_call& call, const void* data);
+
+}  // namespace ufunc
