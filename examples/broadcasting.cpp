@@ -4,10 +4,17 @@
 
 #include <ufunc/ufunc.hpp>
 
-int main() {
+struct Add {
+  template <class T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+
+int main() try {
   auto row = ufunc::arange<float>(4.0f).reshape({1, 4});                 // [[0 1 2 3]]
   auto col = ufunc::asarray<float>({0.0f, 10.0f, 20.0f}).reshape({3, 1});  // [[0] [10] [20]]
-  auto add = ufunc::vectorize<float(float, float)>([](auto a, auto b) { return a + b; }, "add");
+  auto add = ufunc::vectorize<float(float, float)>(Add{}, "add");
   auto m = add(row, col);
 
   std::printf("row %s + col %s -> %s\n", ufunc::array::shape_string(row.shape()).c_str(),
@@ -23,4 +30,7 @@ int main() {
     std::printf("shapes (3,) and (4,): %s\n", e.what());
   }
   return m.at(2, 3) == 23.0f ? 0 : 1;
+} catch (const ufunc::error& e) {
+  std::fprintf(stderr, "ufunc error: %s\n", e.what());
+  return 1;
 }

@@ -11,7 +11,7 @@ static void print(const char* title, const ufunc::array_t<float>& a) {
     std::printf("  [% .4f % .4f % .4f % .4f]\n", a.at(i, 0), a.at(i, 1), a.at(i, 2), a.at(i, 3));
 }
 
-int main() {
+int main() try {
   auto a = ufunc::empty<float>({4, 4});
   std::mt19937 gen(7);
   std::normal_distribution<float> randn;
@@ -25,4 +25,7 @@ int main() {
   for (std::int64_t i = 0; i < 16; ++i)
     if (a.data()[i] != 2.0f * before.data()[i]) return 1;
   return 0;
+} catch (const ufunc::error& e) {
+  std::fprintf(stderr, "ufunc error: %s\n", e.what());
+  return 1;
 }

@@ -7,7 +7,7 @@
 
 #include <ufunc/ufunc.hpp>
 
-int main() {
+int main() try {
   const std::int64_t n = 1000000;
   auto x = ufunc::empty<double>({n});
   std::mt19937_64 gen(42);
@@ -24,4 +24,7 @@ int main() {
   std::printf("sin of %ld float64 values (loops: %s): sin(x[0]=%g) = %g; allclose to std::sin: %s\n", n,
               std::string(ufunc::simd_arch()).c_str(), x.at(0), y.at<double>(0), far == 0 ? "True" : "False");
   return far == 0 ? 0 : 1;
+} catch (const ufunc::error& e) {
+  std::fprintf(stderr, "ufunc error: %s\n", e.what());
+  return 1;
 }

@@ -5,9 +5,15 @@
 
 #include <ufunc/ufunc.hpp>
 
-int main() {
-  auto square = ufunc::vectorize<ufunc::signatures<std::int64_t(std::int64_t), float(float)>>(
-      [](auto x) { return x * x; }, "square");
+struct Square {
+  template <class T>
+  UFUNC_HOST_DEVICE T operator()(T x) const {
+    return x * x;
+  }
+};
+
+int main() try {
+  auto square = ufunc::vectorize<ufunc::signatures<std::int64_t(std::int64_t), float(float)>>(Square{}, "square");
 
   auto a = ufunc::arange<std::int64_t>(1000 * 1000).reshape({1000, 1000});
   ufunc::array_t<std::int64_t> s = square(a);  // the int64 loop, chosen at compile time
@@ -21,4 +27,7 @@ int main() {
   auto fs = square(f);  // the float32 loop
   std::printf("square([0.5, 1.5, -2.0]) = [%g %g %g] (float32)\n", fs.at(0), fs.at(1), fs.at(2));
   return s.at(-1, -1) == 999999LL * 999999LL ? 0 : 1;
+} catch (const ufunc::error& e) {
+  std::fprintf(stderr, "ufunc error: %s\n", e.what());
+  return 1;
 }

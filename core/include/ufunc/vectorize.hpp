@@ -259,7 +259,8 @@ class vectorized {
   template <class Sig>
   static constexpr device_loop_fn device_loop() {
 #if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
-    if constexpr (std::is_same_v<Target, target::cuda>) return backends::cuda::device_loop<Sig, F>;
+    if constexpr (std::is_same_v<Target, target::cuda> || std::is_same_v<Target, target::automatic>)
+      return backends::cuda::device_loop<Sig, F>;
 #endif
     return nullptr;
   }
