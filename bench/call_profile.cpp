@@ -4,8 +4,9 @@
 //
 // cases: add_alloc, add_out (ufunc::add on ufunc::array), vec_alloc, vec_out
 // (vectorize on array_t<float>, compiled for this TU's instruction set), and the
-// pieces of a call timed alone: empty (array::empty), options (building call_options
-// with one out), operand (two array operands), resolve (function::resolve).
+// pieces of a call timed alone: kernel (vectorize's inner loop called directly, no
+// call machinery), empty (array::empty), options (building call_options with one
+// out), operand (two array operands), resolve (function::resolve).
 // Prints the mean ns per call, so it doubles as a quick manual timer.
 #include <chrono>
 #include <cstdio>
@@ -18,7 +19,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s add_alloc|add_out|vec_alloc|vec_out|empty|options|operand|resolve [calls] [n]\n",
+    std::fprintf(stderr, "usage: %s add_alloc|add_out|vec_alloc|vec_out|kernel|empty|options|operand|resolve [calls] [n]\n",
                  argv[0]);
     return 2;
   }
@@ -27,7 +28,11 @@ int main(int argc, char** argv) {
   const std::int64_t n = argc > 3 ? std::atol(argv[3]) : 1024;
   const auto d = bench::make_data(n);
   const ufunc::array a = d.a, b = d.b, c = d.c;
-  const auto vadd = ufunc::vectorize<float(float, float)>([](auto x, auto y) { return x + y; }, "profile_add");
+  const auto add_fn = [](auto x, auto y) { return x + y; };
+  const auto vadd = ufunc::vectorize<float(float, float)>(add_fn, "profile_add");
+  char* kernel_args[] = {reinterpret_cast<char*>(d.a.data()), reinterpret_cast<char*>(d.b.data()),
+                         reinterpret_cast<char*>(d.c.data())};
+  const std::int64_t kernel_steps[] = {sizeof(float), sizeof(float), sizeof(float)};
   const ufunc::dtype f32[] = {ufunc::float32, ufunc::float32};
 
   auto loop = [&](auto&& f) {
@@ -46,6 +51,11 @@ int main(int argc, char** argv) {
     loop([&] { bench::keep(vadd(d.a, d.b)); });
   else if (what == "vec_out")
     loop([&] { bench::keep(vadd(d.a, d.b, {.out = {d.c}})); });
+  else if (what == "kernel")
+    loop([&] {
+      ufunc::backends::cpu::inner_loop<float(float, float), decltype(add_fn)>(kernel_args, n, kernel_steps, &add_fn);
+      bench::keep(d.c);
+    });
   else if (what == "empty")
     loop([&] { bench::keep(ufunc::array::empty({n}, ufunc::float32)); });
   else if (what == "options")

@@ -453,7 +453,8 @@ void broadcast_case(context& ctx) {
     (void)ufunc::add(ua, ub, opts);
     validate("bcast_f32", "ufunc", c.ptr, n, reference, s);
     emit("bcast_f32", "ufunc", n, bytes,
-         ctx.timer->measure("bcast_f32 ufunc", ctx.cfg.warmup, ctx.cfg.reps, [&](int) { (void)ufunc::add(ua, ub, opts); }));
+         ctx.timer->measure("bcast_f32 ufunc", ctx.cfg.warmup, ctx.cfg.reps,
+                            [&](int) { (void)ufunc::add(ua, ub, opts); }));
   });
   guarded("bcast_f32 ufunc alloc", [&] {
     const auto opts = cuda_options(s);
@@ -680,7 +681,10 @@ int main(int argc, char** argv) {
 
   CUDA_CHECK(cudaStreamSynchronize(stream));
   print_table();
-  std::printf("\n# %s\n", g_failures == 0 ? "all checks passed" : (std::to_string(g_failures) + " check(s) or case(s) FAILED").c_str());
+  if (g_failures == 0)
+    std::printf("\n# all checks passed\n");
+  else
+    std::printf("\n# %d check(s) or case(s) FAILED\n", g_failures);
   ufunc::backends::cuda::set_current_stream({});
   CUDA_CHECK(cudaStreamDestroy(stream));
   return g_failures == 0 ? 0 : 1;

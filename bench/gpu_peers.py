@@ -381,7 +381,8 @@ class Cases:
                 self.checked(case + "_alloc", "cupy", n, r0, want)
                 del r0
                 with self.stream:
-                    emit(case + "_alloc", "cupy", n, nbytes, self.measure(f"{case}_alloc cupy", self.reps, lambda r: a + b))
+                    emit(case + "_alloc", "cupy", n, nbytes,
+                         self.measure(f"{case}_alloc cupy", self.reps, lambda r: a + b))
             self.run_guarded(f"{case} cupy", cupy_cases)
         if self.torch is not None:
             torch = self.torch
@@ -398,7 +399,8 @@ class Cases:
                     r0 = ta + tb
                 self.checked(case + "_alloc", "torch", n, r0, want)
                 del r0
-                emit(case + "_alloc", "torch", n, nbytes, self.measure(f"{case}_alloc torch", self.reps, lambda r: ta + tb))
+                emit(case + "_alloc", "torch", n, nbytes,
+                     self.measure(f"{case}_alloc torch", self.reps, lambda r: ta + tb))
             self.run_guarded(f"{case} torch", torch_cases)
 
     def percall(self):
@@ -406,7 +408,8 @@ class Cases:
         n = 1024
         nbytes = 3 * n * 4
         calls, samples = self.percall_calls, self.percall_samples
-        note(f"case,percall_f32,n=1024,host time per call over {calls} back-to-back calls (median of {samples} samples)")
+        note(f"case,percall_f32,n=1024,host time per call over {calls} back-to-back calls "
+             f"(median of {samples} samples)")
         a, b = self.device_inputs(n, np.float32)
         out = cp.empty(n, dtype=np.float32)
         sync = self.stream.synchronize

@@ -47,7 +47,10 @@ if [[ -n ${XSIMD_CMAKE_DIR:-} ]]; then
 elif [[ -n ${UFUNC_EXTRA_INCLUDE:-} && -f $UFUNC_EXTRA_INCLUDE/xsimd/xsimd.hpp ]]; then
   found=""
   for d in lib/cmake/xsimd lib64/cmake/xsimd lib/x86_64-linux-gnu/cmake/xsimd share/cmake/xsimd; do
-    if [[ -f $UFUNC_EXTRA_INCLUDE/../$d/xsimdConfig.cmake ]]; then found=$(cd "$UFUNC_EXTRA_INCLUDE/../$d" && pwd); break; fi
+    if [[ -f $UFUNC_EXTRA_INCLUDE/../$d/xsimdConfig.cmake ]]; then
+      found=$(cd "$UFUNC_EXTRA_INCLUDE/../$d" && pwd)
+      break
+    fi
   done
   if [[ -z $found ]]; then
     # Headers only: ufunc uses xsimd's headers and links the target 'xsimd' for its include directory.
@@ -72,8 +75,8 @@ if ((build)); then
     # Reuse the build as configured (its tests and options stay); benchmarks must be on and CUDA enabled.
     grep -q '^UFUNC_ENABLE_CUDA:BOOL=ON' "$build_dir/CMakeCache.txt" || {
       echo "run_gpu.sh: $build_dir is configured without UFUNC_ENABLE_CUDA=ON; use another BUILD_DIR" >&2; exit 1; }
-    cmake -S "$repo" -B "$build_dir" -DUFUNC_BUILD_BENCHMARKS=ON "${xsimd_args[@]}" >"$out_dir/gpu_configure.log" 2>&1 ||
-      { tail -30 "$out_dir/gpu_configure.log"; exit 1; }
+    cmake -S "$repo" -B "$build_dir" -DUFUNC_BUILD_BENCHMARKS=ON "${xsimd_args[@]}" \
+      >"$out_dir/gpu_configure.log" 2>&1 || { tail -30 "$out_dir/gpu_configure.log"; exit 1; }
   else
     flags=()
     if [[ -n ${UFUNC_EXTRA_INCLUDE:-} ]]; then
@@ -97,8 +100,8 @@ fi
 
 {
   echo "# date,$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null |
-    sed 's/^/# nvidia-smi,/' || true
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader \
+    2>/dev/null | sed 's/^/# nvidia-smi,/' || true
 } >"$out_dir/gpu_machine.txt"
 
 # Each program's exit status says whether its result checks passed; both run whatever the other did.
@@ -119,7 +122,8 @@ echo "run_gpu.sh: gpu_peers.py exit $peers_status after $((SECONDS - start)) s" 
 # The CSV: a header, then every measurement line of both programs (notes and checks stay in the raw outputs).
 {
   echo "case,impl,n,bytes_moved,median_us,GBps"
-  grep -hE '^[a-z0-9_]+,[a-z0-9_]+,[0-9]+,[0-9]+,[0-9.]+,[0-9.]+$' "$out_dir/cuda_bench.out" "$out_dir/gpu_peers.out" || true
+  measurement='^[a-z0-9_]+,[a-z0-9_]+,[0-9]+,[0-9]+,[0-9.]+,[0-9.]+$'
+  grep -hE "$measurement" "$out_dir/cuda_bench.out" "$out_dir/gpu_peers.out" || true
 } >"$csv"
 
 "$python" - "$csv" "$out_dir" <<'EOF'

@@ -21,32 +21,48 @@ void check(int status, const char* what) {
   throw target_error(msg);
 }
 
-int device_count() noexcept {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();  // clear the sticky-free error so later calls start clean
-    return 0;
+
+namespace {
+
+// The device count is asked once: devices do not come and go while a process
+// runs, and the query costs more than a small ufunc call may.
+struct device_census {
+  int count = 0;
+  cudaError_t status = cudaSuccess;
+  device_census() {
+    status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) {
+      (void)cudaGetLastError();
+      count = 0;
+    }
   }
-  return n;
+};
+const device_census& census() {
+  static const device_census c;
+  return c;
 }
 
+}  // namespace
+
 void require_device(int device) {
-  int n = 0;
-  const auto err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    throw target_error(std::string("target 'cuda': no usable CUDA device (") + cudaGetErrorName(err) + ": " +
-                       cudaGetErrorString(err) + "); the cpu and parallel targets still work");
-  }
-  if (device < 0 || device >= n)
-    throw target_error("target 'cuda': device " + std::to_string(device) + " does not exist (" + std::to_string(n) +
-                       " CUDA device(s) found)");
+  const auto& c = census();
+  if (c.status != cudaSuccess)
+    throw target_error(std::string("target 'cuda': no usable CUDA device (") + cudaGetErrorName(c.status) + ": " +
+                       cudaGetErrorString(c.status) + "); the cpu and parallel targets still work");
+  if (device < 0 || device >= c.count)
+    throw target_error("target 'cuda': device " + std::to_string(device) + " does not exist (" +
+                       std::to_string(c.count) + " CUDA device(s) found)");
 }
 
 namespace {
 thread_local stream_ref current{};
+thread_local int selected_device = -1;  // what this thread last made current
 
-void select_device(int device) { check(cudaSetDevice(device), "cudaSetDevice"); }
+void select_device(int device) {
+  if (device == selected_device) return;
+  check(cudaSetDevice(device), "cudaSetDevice");
+  selected_device = device;
+}
 
 // Keep freed blocks in the pool instead of returning them to the driver after each
 // synchronization: repeated calls then never reach cudaMalloc.
@@ -60,6 +76,8 @@ void configure_pool(int device) {
   });
 }
 }  // namespace
+
+int device_count() noexcept { return census().count; }
 
 stream_ref current_stream() noexcept { return current; }
 void set_current_stream(stream_ref s) noexcept { current = s; }
@@ -94,11 +112,8 @@ std::shared_ptr<void> allocate(std::size_t bytes, int device, stream_ref s) {
   }
   return std::shared_ptr<void>(p, [stream, device](void* q) {
     // Stream-ordered free: after the work already enqueued on the allocation stream.
-    int previous = 0;
-    (void)cudaGetDevice(&previous);
-    (void)cudaSetDevice(device);
+    if (device != selected_device && cudaSetDevice(device) == cudaSuccess) selected_device = device;
     (void)cudaFreeAsync(q, stream);
-    (void)cudaSetDevice(previous);
   });
 }
 

@@ -22,10 +22,12 @@ struct device_call {
   int ndim = 1;            // after coalescing; dimension 0 is the innermost
   int device = 0;
   std::int64_t size = 0;
-  std::int64_t shape[max_ndim] = {};
-  std::int64_t strides[max_operands + 1][max_ndim] = {};  // bytes
-  std::byte* base[max_operands + 1] = {};
   void* stream = nullptr;  // cudaStream_t
+  // Only the first ndim entries (and the operands in use) are meaningful; left
+  // uninitialized because zeroing 9 KB would cost more than a small call.
+  std::int64_t shape[max_ndim];
+  std::int64_t strides[max_operands + 1][max_ndim];  // bytes
+  std::byte* base[max_operands + 1];
 };
 
 /// A device loop: launches the work of `call` on its stream, asynchronously.

@@ -52,6 +52,9 @@ template <class T>
 using device_t = typename device_type<T>::type;
 
 constexpr int max_kernel_dims = 8;
+// Below this many elements the launch dominates and cub::DeviceTransform's host-side
+// dispatch costs more than its tiling gains (bench/RESULTS.md, per-call case).
+constexpr std::int64_t cub_min_elements = 1 << 16;
 constexpr int block_threads = 256;
 constexpr int items_per_thread = 4;
 
@@ -205,7 +208,8 @@ struct device_loop<F, R(A...)> {
       throw value_error("cuda: the operands' layout leaves " + std::to_string(c.ndim) +
                         " dimensions after merging; at most " + std::to_string(max_kernel_dims) + " are supported");
     if constexpr (nout == 1) {
-      if (all_inputs_contiguous(c)) {
+      // Small calls take the plain kernel: one launch, no dispatch work on the host.
+      if (c.size >= cub_min_elements && all_inputs_contiguous(c)) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
           check(cub::DeviceTransform::Transform(
                     ::cuda::std::make_tuple(reinterpret_cast<const device_t<A>*>(c.base[I])...),
