@@ -19,7 +19,8 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s add_alloc|add_out|vec_alloc|vec_out|kernel|empty|options|operand|resolve [calls] [n]\n",
+    std::fprintf(stderr,
+                 "usage: %s add_alloc|add_out|vec_alloc|vec_out|kernel|empty|options|operand|resolve [calls] [n]\n",
                  argv[0]);
     return 2;
   }

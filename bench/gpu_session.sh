@@ -61,3 +61,8 @@ if step bench; then
     BUILD_DIR=$build bash bench/run_parallel.sh 2>&1 | tee "$out/parallel_bench.log" | tail -30
   fi
 fi
+
+# The device tool returns at most 8 files: keep the summaries, pack every log.
+tar -C "$out" -czf "$out/logs.tar.gz" --exclude=logs.tar.gz . 2>/dev/null
+find "$out" -maxdepth 2 -type f ! -name logs.tar.gz ! -name machine.txt ! -name gpu_bench.csv ! -name parallel_bench.csv \
+  ! -name ctest.log ! -name cuda_tests.log -delete

@@ -127,6 +127,14 @@ const loop_entry& find_loop(const detail::function_state& st, std::span<const re
       throw no_loop_error("ufunc '" + st.name + "': " + reason);
   // NumPy searches for the first loop every input casts to safely (or, with fixed
   // types, under the caller's rule); the chosen loop is validated afterwards.
+  // An exact match first (NumPy does the same), which is also the common, cheap case.
+  if (!fixed.any) {
+    for (const auto& loop : st.loops) {
+      bool exact = true;
+      for (int i = 0; i < st.nin && exact; ++i) exact = !in[i].weak && in[i].type == loop.types.input(i);
+      if (exact) return loop;
+    }
+  }
   const casting search_rule = fixed.any ? rule : casting::safe;
   const loop_entry* first_fixed_match = nullptr;
   for (const auto& loop : st.loops) {
@@ -163,26 +171,27 @@ bool same_view(const array& in, std::span<const std::int64_t> in_strides, const 
 namespace detail {
 
 void validate_loop_call(const loop_call& c) {
-  const std::string name(c.name);
   const auto& types = c.types;
   const auto& options = c.options;
+  // Messages are built only when something is wrong: this runs on every call.
+  auto ufunc_name = [&] { return "ufunc '" + std::string(c.name) + "'"; };
   for (int i = 0; i < types.nin(); ++i)
     if (!c.inputs[i].is_scalar() && !can_cast(c.input_types[i], types.input(i), options.casting))
-      throw casting_error("Cannot cast ufunc '" + name + "' input " + std::to_string(i) + " from " +
+      throw casting_error("Cannot cast " + ufunc_name() + " input " + std::to_string(i) + " from " +
                           std::string(c.input_types[i].name()) + " to " + std::string(types.input(i).name()) +
                           " with casting rule '" + std::string(to_string(options.casting)) + "'");
   for (int i = 0; i < static_cast<int>(options.out.size()); ++i) {
     const auto& o = options.out[i];
-    if (!o.valid()) throw value_error("ufunc '" + name + "': out[" + std::to_string(i) + "] is a null array");
+    if (!o.valid()) throw value_error(ufunc_name() + ": out[" + std::to_string(i) + "] is a null array");
     if (!can_cast(types.output(i), o.type(), options.casting))
-      throw casting_error("Cannot cast ufunc '" + name + "' output " + std::to_string(i) + " from " +
+      throw casting_error("Cannot cast " + ufunc_name() + " output " + std::to_string(i) + " from " +
                           std::string(types.output(i).name()) + " to " + std::string(o.type().name()) +
                           " with casting rule '" + std::string(to_string(options.casting)) + "'");
     if (!o.writeable())
-      throw overlap_error("ufunc '" + name + "': out[" + std::to_string(i) + "] (" + o.describe() + ") is read-only");
+      throw overlap_error(ufunc_name() + ": out[" + std::to_string(i) + "] (" + o.describe() + ") is read-only");
   }
   if (options.where.valid() && options.where.type() != bool_)
-    throw dtype_error("ufunc '" + name + "': where= must be a bool array, not " + options.where.describe());
+    throw dtype_error(ufunc_name() + ": where= must be a bool array, not " + options.where.describe());
 }
 
 dim_vector broadcast_call_shape(const loop_call& c) {
@@ -206,26 +215,87 @@ dim_vector broadcast_call_shape(const loop_call& c) {
 
 void check_out_overlap(const loop_call& c, std::span<const dim_vector> in_strides) {
   // An output may be an input exactly (in-place operation), nothing else.
-  const std::string name(c.name);
+  auto ufunc_name = [&] { return "ufunc '" + std::string(c.name) + "'"; };
   const auto& outs = c.options.out;
   for (std::size_t o = 0; o < outs.size(); ++o) {
     for (std::size_t i = 0; i < c.inputs.size(); ++i) {
       if (c.inputs[i].is_scalar()) continue;
       const auto& a = c.inputs[i].as_array();
       if (may_share_memory(a, outs[o]) && !same_view(a, in_strides[i], outs[o]))
-        throw overlap_error("ufunc '" + name + "': out[" + std::to_string(o) + "] partially overlaps input " +
+        throw overlap_error(ufunc_name() + ": out[" + std::to_string(o) + "] partially overlaps input " +
                             std::to_string(i) + "; pass a copy of the input or a separate output");
     }
     for (std::size_t p = 0; p < o; ++p)
       if (may_share_memory(outs[p], outs[o]))
-        throw overlap_error("ufunc '" + name + "': out[" + std::to_string(p) + "] and out[" + std::to_string(o) +
+        throw overlap_error(ufunc_name() + ": out[" + std::to_string(p) + "] and out[" + std::to_string(o) +
                             "] overlap");
     if (c.options.where.valid() && may_share_memory(c.options.where, outs[o]))
-      throw overlap_error("ufunc '" + name + "': out[" + std::to_string(o) + "] overlaps the where mask");
+      throw overlap_error(ufunc_name() + ": out[" + std::to_string(o) + "] overlaps the where mask");
   }
 }
 
-std::vector<array> run_loop(const loop_call& c) {
+namespace {
+
+// The common call: host data, no mask, no casts, every array operand C-ordered
+// with the result's shape (scalars aside), run on this thread. One inner-loop call,
+// none of the broadcasting and planning machinery. Returns false if it does not apply.
+bool try_contiguous_call(const loop_call& c, result_list& outs) {
+  const auto& types = c.types;
+  const auto& options = c.options;
+  const int nin = types.nin(), nout = types.nout();
+  if (options.where.valid()) return false;
+  const array* first = nullptr;
+  for (int i = 0; i < nin; ++i) {
+    if (c.inputs[i].is_scalar()) continue;
+    const auto& a = c.inputs[i].as_array();
+    if (a.type() != types.input(i) || !a.device().is_host() || !a.is_c_contiguous()) return false;
+    if (first == nullptr)
+      first = &a;
+    else if (!(a.shape() == first->shape()))
+      return false;
+  }
+  if (first == nullptr) return false;  // only scalars: the general path handles 0-d results
+  for (int o = 0; o < static_cast<int>(options.out.size()); ++o) {
+    const auto& out = options.out[o];
+    if (out.type() != types.output(o) || !out.device().is_host() || !out.is_c_contiguous() ||
+        !(out.shape() == first->shape()))
+      return false;
+    // Same shape and both C-ordered: any overlap other than the same start is partial.
+    for (int i = 0; i < nin; ++i)
+      if (!c.inputs[i].is_scalar() && c.inputs[i].as_array().data() != out.data() &&
+          may_share_memory(c.inputs[i].as_array(), out))
+        return false;  // let the general path raise the overlap error
+    for (int p = 0; p < o; ++p)
+      if (may_share_memory(options.out[p], out)) return false;
+  }
+  const std::int64_t n = first->size();
+  if (!runs_inline(c.target, n)) return false;
+
+  alignas(16) std::byte scalar_storage[max_operands][16];
+  char* args[max_operands];
+  std::int64_t steps[max_operands];
+  for (int i = 0; i < nin; ++i) {
+    if (c.inputs[i].is_scalar()) {
+      c.inputs[i].as_scalar().store(types.input(i), scalar_storage[i]);
+      args[i] = reinterpret_cast<char*>(scalar_storage[i]);
+      steps[i] = 0;
+    } else {
+      args[i] = reinterpret_cast<char*>(c.inputs[i].as_array().data());
+      steps[i] = static_cast<std::int64_t>(types.input(i).itemsize());
+    }
+  }
+  for (int o = 0; o < nout; ++o) {
+    outs.push_back(options.out.empty() ? array::empty(first->shape(), types.output(o)) : options.out[o]);
+    args[nin + o] = reinterpret_cast<char*>(outs[o].data());
+    steps[nin + o] = static_cast<std::int64_t>(types.output(o).itemsize());
+  }
+  if (n > 0) c.fn(args, n, steps, c.data);
+  return true;
+}
+
+}  // namespace
+
+result_list run_loop(const loop_call& c) {
   validate_loop_call(c);
 #if defined(UFUNC_HAS_CUDA)
   if (c.target == target_id::cuda) return run_loop_on_device(c);
@@ -236,22 +306,26 @@ std::vector<array> run_loop(const loop_call& c) {
     if (on_device) return run_loop_on_device(c);
   }
 #endif
-  const std::string st_name(c.name);
+  result_list outs;
+  if (try_contiguous_call(c, outs)) return outs;
+
   const auto& types = c.types;
   const auto& options = c.options;
   const auto& inputs = c.inputs;
   const int nin = types.nin(), nout = types.nout(), nargs = nin + nout;
   const bool has_where = options.where.valid();
 
-  auto check_host = [&](const array& a, const std::string& what) {
+  auto check_host = [&](const array& a, auto label) {
     if (!a.device().is_host())
-      throw target_error("ufunc '" + st_name + "': " + what + " is on " + a.device().str() + ", but target '" +
-                         std::string(to_string(c.target)) + "' runs on the host; use target cuda or to_host()");
+      throw target_error("ufunc '" + std::string(c.name) + "': " + label() + " is on " + a.device().str() +
+                         ", but target '" + std::string(to_string(c.target)) +
+                         "' runs on the host; use target cuda or to_host()");
   };
   for (int i = 0; i < nin; ++i)
-    if (!inputs[i].is_scalar()) check_host(inputs[i].as_array(), "input " + std::to_string(i));
-  for (std::size_t i = 0; i < options.out.size(); ++i) check_host(options.out[i], "out[" + std::to_string(i) + "]");
-  if (has_where) check_host(options.where, "where");
+    if (!inputs[i].is_scalar()) check_host(inputs[i].as_array(), [i] { return "input " + std::to_string(i); });
+  for (std::size_t i = 0; i < options.out.size(); ++i)
+    check_host(options.out[i], [i] { return "out[" + std::to_string(i) + "]"; });
+  if (has_where) check_host(options.where, [] { return std::string("where"); });
 
   const dim_vector shape = broadcast_call_shape(c);
   dim_vector in_strides[max_operands];
@@ -262,8 +336,6 @@ std::vector<array> run_loop(const loop_call& c) {
     }
   check_out_overlap(c, {in_strides, static_cast<std::size_t>(nin)});
 
-  std::vector<array> outs;
-  outs.reserve(static_cast<std::size_t>(nout));
   for (int i = 0; i < nout; ++i) {
     if (!options.out.empty())
       outs.push_back(options.out[i]);
@@ -388,11 +460,15 @@ array function::call_single(std::span<const operand> inputs, const call_options&
   if (nout() != 1)
     throw value_error("ufunc '" + name() + "' has " + std::to_string(nout()) +
                       " outputs; use call() to receive all of them");
-  auto outs = call(inputs, options);
+  auto outs = call_list(inputs, options);
   return std::move(outs[0]);
 }
 
 std::vector<array> function::call(std::span<const operand> inputs, const call_options& options) const {
+  return call_list(inputs, options).to_vector();
+}
+
+detail::result_list function::call_list(std::span<const operand> inputs, const call_options& options) const {
   const detail::function_state& st = *state_;
   const int nin = st.nin, nout = st.nout;
   if (static_cast<int>(inputs.size()) != nin)

@@ -91,6 +91,22 @@ target_id resolve_target(std::optional<target_id> requested) {
   return t;
 }
 
+bool runs_inline(target_id t, std::int64_t size) noexcept {
+  (void)size;  // only the parallel backend looks at it
+  switch (t) {
+    case target_id::cpu: return true;
+#if defined(UFUNC_HAS_TBB)
+    case target_id::parallel:
+    case target_id::automatic: return size <= backends::parallel::grain();
+#else
+    case target_id::parallel: return false;
+    case target_id::automatic: return true;
+#endif
+    case target_id::cuda: break;
+  }
+  return false;
+}
+
 void execute(target_id t, const elementwise_task& task) {
   switch (t) {
     case target_id::cpu: backends::cpu::execute(task); return;

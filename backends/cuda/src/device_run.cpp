@@ -30,7 +30,7 @@ array device_cast(const array& a, dtype t, stream_ref s) {
 // host-out (inputs are copied to the device, results copied back, and the call
 // waits). Otherwise every array operand must be on the same device: mixing host and
 // device arrays is an error, so no transfer ever happens unasked.
-std::vector<array> run_loop_on_device(const loop_call& c) {
+result_list run_loop_on_device(const loop_call& c) {
   const std::string name(c.name);
   const auto& types = c.types;
   const auto& options = c.options;
@@ -94,7 +94,7 @@ std::vector<array> run_loop_on_device(const loop_call& c) {
   // Outputs: written in place when they are device arrays of the loop's dtype;
   // otherwise through a device temporary (initialized from `out` under a mask, so
   // unselected elements keep their values).
-  std::vector<array> results(static_cast<std::size_t>(nout));
+  array results[max_operands];
   for (int o = 0; o < nout; ++o) {
     const dtype t = types.output(o);
     const bool given = !options.out.empty();
@@ -154,7 +154,9 @@ std::vector<array> run_loop_on_device(const loop_call& c) {
       results[o] = host_in_host_out ? to_host(computed, s) : computed;
     }
   }
-  return results;
+  result_list list;
+  for (int o = 0; o < nout; ++o) list.push_back(std::move(results[o]));
+  return list;
 }
 
 }  // namespace ufunc::detail

@@ -161,7 +161,7 @@ template <class... R>
 struct typed_outputs<type_list<R...>> {
   using type = std::conditional_t<sizeof...(R) == 1, array_t<std::tuple_element_t<0, std::tuple<R...>>>,
                                   std::tuple<array_t<R>...>>;
-  static type from(std::vector<array>& outs) {
+  static type from(detail::result_list& outs) {
     if constexpr (sizeof...(R) == 1) {
       return type(outs[0]);
     } else {

@@ -63,6 +63,7 @@ struct call_options {
 
 namespace detail {
 struct function_state;
+class result_list;
 }
 
 class function {
@@ -100,6 +101,7 @@ class function {
 
  private:
   array call_single(std::span<const operand> inputs, const call_options& options) const;
+  detail::result_list call_list(std::span<const operand> inputs, const call_options& options) const;
   std::shared_ptr<detail::function_state> state_;
 };
 

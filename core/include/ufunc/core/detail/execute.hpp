@@ -2,6 +2,7 @@
 // runs on, and handing it the prepared task.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include <ufunc/core/target.hpp>
@@ -16,6 +17,10 @@ namespace ufunc::detail {
 /// variable (read once), else the build's default. Throws target_error if it is
 /// unknown or not compiled in. `automatic` is resolved per call by execute().
 [[nodiscard]] target_id resolve_target(std::optional<target_id> requested);
+
+/// Whether a call of `size` elements on host data runs on the calling thread in one
+/// piece on target `t` (always for cpu; up to one grain for parallel and automatic).
+[[nodiscard]] bool runs_inline(target_id t, std::int64_t size) noexcept;
 
 /// Runs every element of `task` on `t`'s backend.
 void execute(target_id t, const elementwise_task& task);

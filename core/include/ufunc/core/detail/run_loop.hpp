@@ -10,6 +10,33 @@
 
 namespace ufunc::detail {
 
+/// The outputs of one call: one or two stay inline, so a call allocates nothing
+/// but its result arrays.
+class result_list {
+ public:
+  void push_back(array a) {
+    if (n_ < inline_count)
+      inline_[n_] = std::move(a);
+    else
+      extra_.push_back(std::move(a));
+    ++n_;
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return n_; }
+  array& operator[](std::size_t i) noexcept { return i < inline_count ? inline_[i] : extra_[i - inline_count]; }
+  [[nodiscard]] std::vector<array> to_vector() && {
+    std::vector<array> v;
+    v.reserve(n_);
+    for (std::size_t i = 0; i < n_; ++i) v.push_back(std::move((*this)[i]));
+    return v;
+  }
+
+ private:
+  static constexpr std::size_t inline_count = 2;
+  array inline_[inline_count];
+  std::vector<array> extra_;
+  std::size_t n_ = 0;
+};
+
 struct loop_call {
   std::string_view name;            // for messages
   const type_signature& types;      // the loop's dtypes
@@ -26,7 +53,7 @@ struct loop_call {
 
 /// Validates casts, shapes, outputs and overlap, allocates missing outputs, and runs
 /// the loop on the target. Returns the outputs.
-std::vector<array> run_loop(const loop_call& call);
+result_list run_loop(const loop_call& call);
 
 // The pieces of run_loop that every target shares.
 void validate_loop_call(const loop_call& call);
@@ -35,7 +62,7 @@ void check_out_overlap(const loop_call& call, std::span<const dim_vector> input_
 
 #if defined(UFUNC_HAS_CUDA)
 /// run_loop for target cuda (backends/cuda/src/device_run.cpp).
-std::vector<array> run_loop_on_device(const loop_call& call);
+result_list run_loop_on_device(const loop_call& call);
 #endif
 
 }  // namespace ufunc::detail
