@@ -37,7 +37,7 @@ using clock_type = std::chrono::steady_clock;
 struct options {
   int samples = 9;
   int warmup = 2;
-  int small_samples = 31;
+  int small_samples = 101;
   int log2n = 26;
   std::vector<int> threads = {1, 2, 4, 8, 16};
 };
@@ -215,11 +215,17 @@ void run_small(const options& opt) {
       a.data()[i] = static_cast<float>(i % 1000) * 0.01f - 5.0f;
       b.data()[i] = static_cast<float>(i % 777) * 0.02f;
     }
-    // About 1 ms per sample (~4M elements), so that a clock read is no visible part.
-    const int calls = static_cast<int>(std::clamp<std::int64_t>((std::int64_t{1} << 22) / n, 4, 20000));
-    std::vector<double> per_call[nimpl];
+    // About 0.2 ms per sample: long enough that a clock read is no visible part of
+    // it, short enough that most samples see no preemption on a shared machine (the
+    // median then ignores the ones that do).
+    const int probe = static_cast<int>(std::clamp<std::int64_t>((std::int64_t{1} << 20) / n, 4, 4096));
     for (const auto& im : impls)
-      for (int i = 0; i < calls * 2; ++i) ufunc::add(a, b, {.out = {c}, .target = im.target});
+      for (int i = 0; i < probe; ++i) ufunc::add(a, b, {.out = {c}, .target = im.target});
+    const auto p0 = clock_type::now();
+    for (int i = 0; i < probe; ++i) ufunc::add(a, b, {.out = {c}, .target = ufunc::target_id::cpu});
+    const double probe_ms = std::chrono::duration<double, std::milli>(clock_type::now() - p0).count() / probe;
+    const int calls = static_cast<int>(std::clamp(0.2 / probe_ms, 4.0, 100000.0));
+    std::vector<double> per_call[nimpl];
     for (int s = 0; s < opt.small_samples; ++s) {
       for (int k = 0; k < nimpl; ++k) {
         const int which = (s + k) % nimpl;  // rotate who goes first
@@ -319,7 +325,7 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (arg == "--quick") {
-      opt.samples = 3, opt.warmup = 1, opt.small_samples = 5;
+      opt.samples = 3, opt.warmup = 1, opt.small_samples = 11;
     } else if (arg == "--samples") {
       opt.samples = parse_positive(value());
     } else if (arg == "--log2n") {

@@ -4,6 +4,8 @@
 
 #include <ufunc/ufunc.hpp>
 
+#include "example_target.hpp"
+
 struct Add {
   template <class T>
   UFUNC_HOST_DEVICE T operator()(T a, T b) const {
@@ -14,7 +16,7 @@ struct Add {
 int main() try {
   auto row = ufunc::arange<float>(4.0f).reshape({1, 4});                 // [[0 1 2 3]]
   auto col = ufunc::asarray<float>({0.0f, 10.0f, 20.0f}).reshape({3, 1});  // [[0] [10] [20]]
-  auto add = ufunc::vectorize<float(float, float)>(Add{}, "add");
+  auto add = ufunc::vectorize<float(float, float), example_target>(Add{}, "add");
   auto m = add(row, col);
 
   std::printf("row %s + col %s -> %s\n", ufunc::array::shape_string(row.shape()).c_str(),

@@ -5,6 +5,8 @@
 
 #include <ufunc/ufunc.hpp>
 
+#include "example_target.hpp"
+
 static void print(const char* title, const ufunc::array_t<float>& a) {
   std::printf("%s\n", title);
   for (std::int64_t i = 0; i < 4; ++i)
@@ -19,7 +21,7 @@ int main() try {
   const auto before = a.copy();
   print("a:", a);
 
-  ufunc::multiply(a, 2, {.out = {a}});  // in place; 2 is weak, so the loop stays float32
+  ufunc::multiply(a, 2, {.out = {a}, .target = example_call_target});  // in place; 2 is weak, so the loop stays float32
   print("a after multiply(a, 2, out=a):", a);
 
   for (std::int64_t i = 0; i < 16; ++i)

@@ -7,6 +7,8 @@
 
 #include <ufunc/ufunc.hpp>
 
+#include "example_target.hpp"
+
 namespace {
 
 constexpr int max_iters = 20;
@@ -38,7 +40,7 @@ int main(int argc, char** argv) try {
   for (std::int64_t j = 0; j < width; ++j) xs.at(0, j) = min_x + j * (max_x - min_x) / width;
   for (std::int64_t i = 0; i < height; ++i) ys.at(i, 0) = min_y + i * (max_y - min_y) / height;
 
-  auto mandel_ufunc = ufunc::vectorize<std::uint8_t(double, double)>(mandel{}, "mandel");
+  auto mandel_ufunc = ufunc::vectorize<std::uint8_t(double, double), example_target>(mandel{}, "mandel");
   const auto start = std::chrono::steady_clock::now();
   auto image = mandel_ufunc(xs, ys);  // (1, 1536) with (1024, 1) broadcasts to (1024, 1536)
   const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -54,7 +56,7 @@ int main(int argc, char** argv) try {
   std::fclose(f);
   std::printf("mandelbrot %s: %ld x %ld uint8, %d iterations, %.1f ms on target %s -> %s\n",
               ufunc::array::shape_string(image.shape()).c_str(), height, width, max_iters, seconds * 1e3,
-              std::string(ufunc::to_string(ufunc::target::default_target::id)).c_str(), path);
+              std::string(ufunc::to_string(example_target::id)).c_str(), path);
   return pixels.at<std::uint8_t>(height / 2, width / 3) == 255 ? 0 : 1;  // (-1, 0) lies in the set
 } catch (const ufunc::error& e) {
   std::fprintf(stderr, "ufunc error: %s\n", e.what());

@@ -7,6 +7,8 @@
 
 #include <ufunc/ufunc.hpp>
 
+#include "example_target.hpp"
+
 int main() try {
   const std::int64_t n = 1000000;
   auto x = ufunc::empty<double>({n});
@@ -14,7 +16,7 @@ int main() try {
   std::uniform_real_distribution<double> dist(-100.0, 100.0);
   for (std::int64_t i = 0; i < n; ++i) x.data()[i] = dist(gen);
 
-  ufunc::array y = ufunc::sin(x);
+  ufunc::array y = ufunc::sin(x, {.target = example_call_target});
 
   std::int64_t far = 0;
   for (std::int64_t i = 0; i < n; ++i) {

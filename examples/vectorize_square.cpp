@@ -5,6 +5,8 @@
 
 #include <ufunc/ufunc.hpp>
 
+#include "example_target.hpp"
+
 struct Square {
   template <class T>
   UFUNC_HOST_DEVICE T operator()(T x) const {
@@ -13,7 +15,7 @@ struct Square {
 };
 
 int main() try {
-  auto square = ufunc::vectorize<ufunc::signatures<std::int64_t(std::int64_t), float(float)>>(Square{}, "square");
+  auto square = ufunc::vectorize<ufunc::signatures<std::int64_t(std::int64_t), float(float)>, example_target>(Square{}, "square");
 
   auto a = ufunc::arange<std::int64_t>(1000 * 1000).reshape({1000, 1000});
   ufunc::array_t<std::int64_t> s = square(a);  // the int64 loop, chosen at compile time

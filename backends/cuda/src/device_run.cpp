@@ -26,6 +26,58 @@ array device_cast(const array& a, dtype t, stream_ref s) {
 
 }  // namespace
 
+namespace {
+
+// The common device call: every operand an array on one device, of the loop's
+// dtype, C-ordered and of one shape, no mask. Skips broadcasting and planning.
+bool try_contiguous_device_call(const loop_call& c, result_list& results) {
+  const auto& types = c.types;
+  const auto& options = c.options;
+  const int nin = types.nin(), nout = types.nout();
+  if (options.where.valid() || nout != 1) return false;
+  const array* first = nullptr;
+  for (int i = 0; i < nin; ++i) {
+    if (c.inputs[i].is_scalar()) return false;
+    const auto& a = c.inputs[i].as_array();
+    if (a.device().is_host() || a.type() != types.input(i) || !a.is_c_contiguous()) return false;
+    if (first == nullptr)
+      first = &a;
+    else if (a.device() != first->device() || !(a.shape() == first->shape()))
+      return false;
+  }
+  const stream_ref s{options.stream.handle ? options.stream.handle : cuda::current_stream().handle};
+  array out;
+  if (!options.out.empty()) {
+    out = options.out[0];
+    if (out.device() != first->device() || out.type() != types.output(0) || !out.is_c_contiguous() ||
+        !(out.shape() == first->shape()))
+      return false;
+    for (int i = 0; i < nin; ++i)
+      if (c.inputs[i].as_array().data() != out.data() && may_share_memory(c.inputs[i].as_array(), out)) return false;
+  } else {
+    out = device_empty(first->shape(), types.output(0), first->device().index, s);
+  }
+  device_call call;
+  call.nin = nin;
+  call.nout = 1;
+  call.ndim = 1;
+  call.size = first->size();
+  call.device = first->device().index;
+  call.stream = s.handle;
+  call.shape[0] = call.size;
+  for (int i = 0; i < nin; ++i) {
+    call.base[i] = c.inputs[i].as_array().data();
+    call.strides[i][0] = static_cast<std::int64_t>(types.input(i).itemsize());
+  }
+  call.base[nin] = out.data();
+  call.strides[nin][0] = static_cast<std::int64_t>(types.output(0).itemsize());
+  if (call.size > 0) cuda::launch(c.device_fn, c.device_data, call);
+  results.push_back(std::move(out));
+  return true;
+}
+
+}  // namespace
+
 // Placement rule: if every array operand is on the host, the call is host-in /
 // host-out (inputs are copied to the device, results copied back, and the call
 // waits). Otherwise every array operand must be on the same device: mixing host and
@@ -63,6 +115,10 @@ result_list run_loop_on_device(const loop_call& c) {
     throw target_error("ufunc '" + name + "': loop " + types.str() +
                        " has no CUDA code (make the ufunc with vectorize<Sig, target::cuda> in a .cu file)");
   const stream_ref s{options.stream.handle ? options.stream.handle : cuda::current_stream().handle};
+  if (!host_in_host_out) {
+    result_list fast;
+    if (try_contiguous_device_call(c, fast)) return fast;
+  }
 
   const dim_vector shape = broadcast_call_shape(c);
   {

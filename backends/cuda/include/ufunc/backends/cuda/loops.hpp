@@ -144,6 +144,19 @@ __global__ void __launch_bounds__(block_threads) elements_kernel(F f, kernel_pla
   }
 }
 
+// Small contiguous calls: the lightest launch (a few pointers as parameters), since
+// at this size the launch is the cost.
+template <class F, class R, class... A>
+__global__ void __launch_bounds__(block_threads)
+    contiguous_kernel(F f, int n, device_t<R>* __restrict__ out, const device_t<A>* __restrict__... in) {
+  const int first = static_cast<int>(blockIdx.x) * (block_threads * items_per_thread) + static_cast<int>(threadIdx.x);
+#pragma unroll
+  for (int k = 0; k < items_per_thread; ++k) {
+    const int i = first + k * block_threads;
+    if (i < n) out[i] = static_cast<device_t<R>>(f(in[i]...));
+  }
+}
+
 // cub::DeviceTransform's functor: converts storage types at the boundary.
 template <class F, class R, class... A>
 struct transform_adapter {
@@ -208,8 +221,19 @@ struct device_loop<F, R(A...)> {
       throw value_error("cuda: the operands' layout leaves " + std::to_string(c.ndim) +
                         " dimensions after merging; at most " + std::to_string(max_kernel_dims) + " are supported");
     if constexpr (nout == 1) {
-      // Small calls take the plain kernel: one launch, no dispatch work on the host.
-      if (c.size >= cub_min_elements && all_inputs_contiguous(c)) {
+      if (c.size < cub_min_elements && all_inputs_contiguous(c)) {
+        // Small calls: one light launch, no dispatch work on the host.
+        constexpr int tile = block_threads * items_per_thread;
+        const auto blocks = static_cast<unsigned>((c.size + tile - 1) / tile);
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+          contiguous_kernel<F, R, A...><<<blocks, block_threads, 0, stream>>>(
+              f, static_cast<int>(c.size), reinterpret_cast<device_t<R>*>(c.base[nin]),
+              reinterpret_cast<const device_t<A>*>(c.base[I])...);
+        }(std::index_sequence_for<A...>{});
+        check(cudaGetLastError(), "launching a ufunc kernel");
+        return;
+      }
+      if (all_inputs_contiguous(c)) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
           check(cub::DeviceTransform::Transform(
                     ::cuda::std::make_tuple(reinterpret_cast<const device_t<A>*>(c.base[I])...),
