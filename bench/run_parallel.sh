@@ -54,11 +54,12 @@ csv=$out_dir/parallel_bench.csv
 raw=$(mktemp -d)
 trap 'rm -rf "$raw"' EXIT
 
-# The 4th field of /proc/loadavg is "runnable/total" now; 1 runnable is this read.
+# The 4th field of /proc/loadavg is "runnable/total" now. Read with builtins only, so
+# that the one runnable task is this shell (a pipeline of cut would count itself).
 waited=0 quiet=0
 while ((waited < wait_idle && quiet < 5)); do
-  runnable=$(cut -d' ' -f4 /proc/loadavg | cut -d/ -f1)
-  if ((runnable <= 1)); then ((++quiet)); else quiet=0; fi
+  read -r _ _ _ tasks _ </proc/loadavg
+  if ((${tasks%/*} <= 1)); then ((++quiet)); else quiet=0; fi
   sleep 1
   ((++waited))
 done

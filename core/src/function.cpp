@@ -299,7 +299,7 @@ result_list run_loop(const loop_call& c) {
   validate_loop_call(c);
 #if defined(UFUNC_HAS_CUDA)
   if (c.target == target_id::cuda) return run_loop_on_device(c);
-  if (c.target == target_id::automatic) {  // data on a GPU runs there
+  if (c.target == target_id::automatic || !c.target_named) {  // data on a GPU runs there
     bool on_device = c.options.where.valid() && !c.options.where.device().is_host();
     for (const auto& in : c.inputs) on_device |= !in.is_scalar() && !in.as_array().device().is_host();
     for (const auto& o : c.options.out) on_device |= !o.device().is_host();
@@ -513,7 +513,8 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
   dtype input_types[max_operands];
   for (int i = 0; i < nin; ++i) input_types[i] = rin[i].weak ? types.input(i) : rin[i].type;
   return detail::run_loop({st.name, types, loop_fn, loop_data, device_fn, device_data, inputs,
-                           {input_types, static_cast<std::size_t>(nin)}, options, where_to_run});
+                           {input_types, static_cast<std::size_t>(nin)}, options, where_to_run,
+                           options.target.has_value()});
 }
 
 }  // namespace ufunc

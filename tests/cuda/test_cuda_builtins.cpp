@@ -119,9 +119,13 @@ TEST_CASE("cuda: placement rules and errors") {
   CHECK_THROWS_AS(ufunc::add(h, d, {.target = cuda}), ufunc::target_error);  // mixed: no implicit transfer
   CHECK_THROWS_AS(ufunc::add(d, d, {.target = ufunc::target_id::cpu}), ufunc::target_error);
   CHECK_THROWS_AS((void)d.at<float>(0), ufunc::target_error);
-  // automatic runs device data on the device.
+  // automatic runs device data on the device, and so does a call that names no
+  // target (the build's default only decides for host data).
   const ufunc::array r = ufunc::add(d, d, {.target = ufunc::target_id::automatic});
   CHECK(r.device() == ufunc::device::cuda(0));
+  const ufunc::array r2 = ufunc::add(d, d);
+  CHECK(r2.device() == ufunc::device::cuda(0));
+  CHECK(ufunc::to_host(r2).at<float>(9) == 18.0f);
   // Out of memory raises and the pool recovers for the next call.
   CHECK_THROWS_AS(ufunc::array::empty({std::int64_t{1} << 50}, ufunc::uint8, ufunc::device::cuda(0)), ufunc::memory_error);
   CHECK(ufunc::to_host(ufunc::add(d, 1, {.target = cuda})).at<float>(9) == 10.0f);

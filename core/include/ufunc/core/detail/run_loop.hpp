@@ -49,6 +49,9 @@ struct loop_call {
   std::span<const dtype> input_types;
   const call_options& options;
   target_id target;
+  /// False when the target is only the build's or the environment's default: data
+  /// on a GPU then runs on the GPU instead of being refused.
+  bool target_named = true;
 };
 
 /// Validates casts, shapes, outputs and overlap, allocates missing outputs, and runs
