@@ -17,11 +17,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#define BENCH_HAVE_STREAM_STORES 1
+#endif
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -78,10 +83,28 @@ double time_ms(F&& f, int samples, int warmup) {
   return median(ms);
 }
 
+// Median ms of each of `fs`, timed in turn sample by sample (one call each), so that
+// drift in what the machine gives us (other jobs, a neighbour's memory traffic on a
+// shared host) lands on all of them alike and their ratios stay meaningful.
+std::vector<double> time_ms_interleaved(const std::vector<std::function<void()>>& fs, int samples, int warmup) {
+  for (int i = 0; i < warmup; ++i)
+    for (const auto& f : fs) f();
+  std::vector<std::vector<double>> ms(fs.size());
+  for (int s = 0; s < samples; ++s)
+    for (std::size_t k = 0; k < fs.size(); ++k) {
+      const auto t0 = clock_type::now();
+      fs[k]();
+      ms[k].push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
+    }
+  std::vector<double> out;
+  for (auto& v : ms) out.push_back(median(std::move(v)));
+  return out;
+}
+
 void emit(std::string case_name, std::string impl, int threads, std::int64_t n, double ms, double units_per_call) {
   row r{std::move(case_name), std::move(impl), threads, n, ms, units_per_call / (ms * 1e-3) / 1e9};
-  std::printf("%s,%s,%d,%lld,%.6f,%.3f\n", r.case_name.c_str(), r.impl.c_str(), r.threads,
-              static_cast<long long>(r.n), r.median_ms, r.rate);
+  std::printf("%s,%s,%d,%lld,%.6f,%.3f\n", r.case_name.c_str(), r.impl.c_str(), r.threads, static_cast<long long>(r.n),
+              r.median_ms, r.rate);
   std::fflush(stdout);
   g_rows.push_back(std::move(r));
 }
@@ -112,6 +135,33 @@ void parallel_copy(tbb::task_arena& arena, const float* src, float* dst, std::in
                       });
   });
 }
+
+#if defined(BENCH_HAVE_STREAM_STORES)
+// The same copy with non-temporal (streaming) stores: the destination is not read
+// into the cache before it is written, so this moves the bytes it counts and no
+// more. That is the bound for a kernel that streams its output as well; one that
+// uses ordinary stores (ufunc's loops, memcpy of 1 MiB) also reads every line it
+// writes, so against this bound add can reach about 3/4 (12 bytes counted, 16 moved).
+void stream_copy_range(const float* src, float* dst, std::int64_t len) {
+  std::int64_t i = 0;
+  for (; i < len && reinterpret_cast<std::uintptr_t>(dst + i) % 16 != 0; ++i) dst[i] = src[i];
+  for (; i + 4 <= len; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+  for (; i < len; ++i) dst[i] = src[i];
+}
+
+void parallel_stream_copy(tbb::task_arena& arena, const float* src, float* dst, std::int64_t n) {
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, (n + copy_chunk - 1) / copy_chunk),
+                      [&](const tbb::blocked_range<std::int64_t>& r) {
+                        for (auto k = r.begin(); k != r.end(); ++k) {
+                          const std::int64_t first = k * copy_chunk;
+                          stream_copy_range(src + first, dst + first, std::min(copy_chunk, n - first));
+                        }
+                        _mm_sfence();  // streaming stores are weakly ordered: publish them before the join
+                      });
+  });
+}
+#endif
 
 // A diagnostic beside the bound: a plain loop with add's access pattern (read two
 // arrays, write one with ordinary stores), split as parallel_copy is. What ufunc's
@@ -161,12 +211,15 @@ void run_large(const options& opt, const std::vector<int>& threads) {
 
   // The serial backend, once: it does not depend on the thread setting.
   std::printf("# serial reference (target cpu)\n");
-  emit("add_f32", "ufunc_cpu_out", 1, n,
-       time_ms([&] { ufunc::add(a, b, {.out = {c}, .target = cpu}); }, opt.samples, opt.warmup), add_bytes);
+  auto ms = time_ms_interleaved(
+      {[&] { ufunc::add(a, b, {.out = {c}, .target = cpu}); }, [&] { ufunc::sin(a, {.out = {c}, .target = cpu}); }},
+      opt.samples, opt.warmup);
+  emit("add_f32", "ufunc_cpu_out", 1, n, ms[0], add_bytes);
+  emit("sin_f32", "ufunc_cpu_out", 1, n, ms[1], n_elems);
+  // Allocating calls on their own: each one maps and faults in a fresh output,
+  // which would disturb whatever ran next to it.
   emit("add_f32", "ufunc_cpu_alloc", 1, n,
        time_ms([&] { keep(ufunc::add(a, b, {.target = cpu})); }, opt.samples, opt.warmup), add_bytes);
-  emit("sin_f32", "ufunc_cpu_out", 1, n,
-       time_ms([&] { ufunc::sin(a, {.out = {c}, .target = cpu}); }, opt.samples, opt.warmup), n_elems);
   emit("sin_f32", "ufunc_cpu_alloc", 1, n,
        time_ms([&] { keep(ufunc::sin(a, {.target = cpu})); }, opt.samples, opt.warmup), n_elems);
 
@@ -174,22 +227,32 @@ void run_large(const options& opt, const std::vector<int>& threads) {
     std::printf("# threads %d\n", t);
     tbb::task_arena arena(t);
     ufunc::backends::parallel::set_max_threads(t);
-    emit("copy_f32", "memcpy_tbb", t, n, time_ms([&] { parallel_copy(arena, ps, pd, copy_n); }, opt.samples, opt.warmup),
-         add_bytes);
-    emit("add_f32", "plain_loop_tbb_out", t, n,
-         time_ms([&] { parallel_plain_add(arena, pa, pb, pc, n); }, opt.samples, opt.warmup), add_bytes);
-
+    // Results first, outside the timings: no split may change a bit.
     std::fill(pc, pc + n, 0.0f);
-    emit("add_f32", "ufunc_parallel_out", t, n,
-         time_ms([&] { ufunc::add(a, b, {.out = {c}, .target = par}); }, opt.samples, opt.warmup), add_bytes);
+    ufunc::add(a, b, {.out = {c}, .target = par});
     check_equal(("add parallel t=" + std::to_string(t)).c_str(), pc, ref_add.data(), n);
+    std::fill(pc, pc + n, 0.0f);
+    ufunc::sin(a, {.out = {c}, .target = par});
+    check_equal(("sin parallel t=" + std::to_string(t)).c_str(), pc, ref_sin.data(), n);
+    std::vector<std::function<void()>> group = {
+        [&] { parallel_copy(arena, ps, pd, copy_n); },
+        [&] { parallel_plain_add(arena, pa, pb, pc, n); },
+        [&] { ufunc::add(a, b, {.out = {c}, .target = par}); },
+        [&] { ufunc::sin(a, {.out = {c}, .target = par}); },
+    };
+#if defined(BENCH_HAVE_STREAM_STORES)
+    group.push_back([&] { parallel_stream_copy(arena, ps, pd, copy_n); });
+#endif
+    ms = time_ms_interleaved(group, opt.samples, opt.warmup);
+    emit("copy_f32", "memcpy_tbb", t, n, ms[0], add_bytes);
+#if defined(BENCH_HAVE_STREAM_STORES)
+    emit("copy_f32", "stream_copy_tbb", t, n, ms[4], add_bytes);
+#endif
+    emit("add_f32", "plain_loop_tbb_out", t, n, ms[1], add_bytes);
+    emit("add_f32", "ufunc_parallel_out", t, n, ms[2], add_bytes);
+    emit("sin_f32", "ufunc_parallel_out", t, n, ms[3], n_elems);
     emit("add_f32", "ufunc_parallel_alloc", t, n,
          time_ms([&] { keep(ufunc::add(a, b, {.target = par})); }, opt.samples, opt.warmup), add_bytes);
-
-    std::fill(pc, pc + n, 0.0f);
-    emit("sin_f32", "ufunc_parallel_out", t, n,
-         time_ms([&] { ufunc::sin(a, {.out = {c}, .target = par}); }, opt.samples, opt.warmup), n_elems);
-    check_equal(("sin parallel t=" + std::to_string(t)).c_str(), pc, ref_sin.data(), n);
     emit("sin_f32", "ufunc_parallel_alloc", t, n,
          time_ms([&] { keep(ufunc::sin(a, {.target = par})); }, opt.samples, opt.warmup), n_elems);
   }
@@ -229,6 +292,9 @@ void run_small(const options& opt) {
     for (int s = 0; s < opt.small_samples; ++s) {
       for (int k = 0; k < nimpl; ++k) {
         const int which = (s + k) % nimpl;  // rotate who goes first
+        // A few untimed calls first, so that each batch starts in the state its own
+        // target leaves the machine in (TBB workers awake or asleep), not the previous one's.
+        for (int i = 0; i < std::max(2, calls / 8); ++i) ufunc::add(a, b, {.out = {c}, .target = impls[which].target});
         const auto t0 = clock_type::now();
         for (int i = 0; i < calls; ++i) ufunc::add(a, b, {.out = {c}, .target = impls[which].target});
         per_call[which].push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count() / calls);
@@ -249,13 +315,14 @@ const row* find(const std::string& case_name, const std::string& impl, int threa
 
 void print_table(const std::vector<int>& threads) {
   std::fprintf(stderr, "\nLarge arrays: float32 2^n elements, median ms per call (rate).\n");
-  std::fprintf(stderr, "%-8s %14s %14s %16s %16s %8s %16s %16s %8s\n", "threads", "copy GB/s", "plain add GB/s",
-               "add out GB/s", "add alloc GB/s", "%copy", "sin out Gel/s", "sin alloc Gel/s", "xserial");
+  std::fprintf(stderr, "%-8s %10s %12s %14s %14s %16s %8s %9s %15s %16s %8s\n", "threads", "copy GB/s", "stream GB/s",
+               "plain add GB/s", "add out GB/s", "add alloc GB/s", "%copy", "%stream", "sin out Gel/s",
+               "sin alloc Gel/s", "xserial");
   const row* sin_cpu = find("sin_f32", "ufunc_cpu_out", 1);
   const row* add_cpu = find("add_f32", "ufunc_cpu_out", 1);
   if (add_cpu && sin_cpu)
-    std::fprintf(stderr, "%-8s %14s %14s %16.2f %16s %8s %16.3f %16s %8s\n", "cpu", "-", "-", add_cpu->rate, "-", "-",
-                 sin_cpu->rate, "-", "1.00");
+    std::fprintf(stderr, "%-8s %10s %12s %14s %14.2f %16s %8s %9s %15.3f %16s %8s\n", "cpu", "-", "-", "-",
+                 add_cpu->rate, "-", "-", "-", sin_cpu->rate, "-", "1.00");
   for (int t : threads) {
     const row* cp = find("copy_f32", "memcpy_tbb", t);
     const row* pl = find("add_f32", "plain_loop_tbb_out", t);
@@ -263,9 +330,12 @@ void print_table(const std::vector<int>& threads) {
     const row* aa = find("add_f32", "ufunc_parallel_alloc", t);
     const row* so = find("sin_f32", "ufunc_parallel_out", t);
     const row* sa = find("sin_f32", "ufunc_parallel_alloc", t);
+    const row* st = find("copy_f32", "stream_copy_tbb", t);
     if (!cp || !pl || !ao || !aa || !so || !sa) continue;
-    std::fprintf(stderr, "%-8d %14.2f %14.2f %16.2f %16.2f %7.0f%% %16.3f %16.3f %8.2f\n", t, cp->rate, pl->rate,
-                 ao->rate, aa->rate, 100 * ao->rate / cp->rate, so->rate, sa->rate,
+    const double stream = st ? st->rate : 0.0;
+    std::fprintf(stderr, "%-8d %10.2f %12.2f %14.2f %14.2f %16.2f %7.0f%% %8.0f%% %15.3f %16.3f %8.2f\n", t, cp->rate,
+                 stream, pl->rate, ao->rate, aa->rate, 100 * ao->rate / cp->rate,
+                 stream > 0 ? 100 * ao->rate / stream : 0.0, so->rate, sa->rate,
                  sin_cpu ? so->rate / sin_cpu->rate : 0.0);
   }
   std::fprintf(stderr, "\nSmall arrays: add f32 out=, ns per call (median); parallel/cpu above 1 is slower.\n");

@@ -15,6 +15,33 @@
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
 
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+// Debian's libtbb is not built with ThreadSanitizer, which therefore cannot see
+// the synchronization TBB does when it hands out and joins tasks. These two
+// annotations state it: the caller's writes happen before every piece, and every
+// piece happens before parallel_for returns.
+#define UFUNC_TSAN_RELEASE(p) __tsan_release(p)
+#define UFUNC_TSAN_ACQUIRE(p) __tsan_acquire(p)
+#else
+#define UFUNC_TSAN_RELEASE(p) ((void)(p))
+#define UFUNC_TSAN_ACQUIRE(p) ((void)(p))
+#endif
+
+namespace {
+// The address the annotations synchronize on: one static object, since stack
+// addresses are reused from call to call.
+[[maybe_unused]] char tsan_token;
+
+// Releases on scope exit, so that a piece that throws still publishes its writes.
+struct release_on_exit {
+  ~release_on_exit() { UFUNC_TSAN_RELEASE(&tsan_token); }
+};
+struct acquire_on_exit {
+  ~acquire_on_exit() { UFUNC_TSAN_ACQUIRE(&tsan_token); }
+};
+}  // namespace
+
 namespace ufunc::backends::parallel {
 
 namespace {
@@ -86,14 +113,18 @@ void execute(const elementwise_task& task) {
     tbb::parallel_for(
         tbb::blocked_range<std::int64_t>(0, (n + g - 1) / g),
         [&](const tbb::blocked_range<std::int64_t>& r) {
+          UFUNC_TSAN_ACQUIRE(&tsan_token);
+          const release_on_exit publish;
           task.run(r.begin() * g, std::min(n, r.end() * g));
         },
         tbb::simple_partitioner());
   };
+  UFUNC_TSAN_RELEASE(&tsan_token);
+  const acquire_on_exit join;  // also when a piece threw
   auto& s = arena_state();
   std::shared_lock lock(s.mutex);
   if (s.arena)
-    s.arena->execute(body);
+    s.arena->execute(body);  // may run body on another thread of the arena
   else
     body();
 }
