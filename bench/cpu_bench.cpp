@@ -32,9 +32,9 @@ float* sin_new(const float* a, std::int64_t n);
 }  // namespace scalar
 
 // The copies of vectorize_cases.cpp, one per instruction set that CMake compiled.
-#define BENCH_DECLARE_ARCH(ns)                                                                                    \
-  namespace ns {                                                                                                  \
-  const char* simd_name();                                                                                        \
+#define BENCH_DECLARE_ARCH(ns)                                                                                  \
+  namespace ns {                                                                                                \
+  const char* simd_name();                                                                                      \
   void run(const data& big, const data& small, const references& ref, const plan& p, std::vector<result>& out); \
   }
 BENCH_DECLARE_ARCH(baseline)
@@ -169,8 +169,7 @@ int main(int argc, char** argv) {
   std::printf("INFO\tvectorize_avx2_simd\t%s (%s)\n", avx2::simd_name(), cpu_has_avx2() ? "run" : "CPU lacks it");
 #endif
 #if defined(BENCH_HAVE_avx512)
-  std::printf("INFO\tvectorize_avx512_simd\t%s (%s)\n", avx512::simd_name(),
-              cpu_has_avx512() ? "run" : "CPU lacks it");
+  std::printf("INFO\tvectorize_avx512_simd\t%s (%s)\n", avx512::simd_name(), cpu_has_avx512() ? "run" : "CPU lacks it");
 #endif
   std::printf("INFO\tplan\tlarge: %d samples x 1 call; small: %d samples x %d calls\n", p.large_samples,
               p.small_samples, p.small_calls);

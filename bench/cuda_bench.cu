@@ -210,9 +210,10 @@ class gpu_timer {
     for (int w = 0; w < warmup; ++w) enqueue(w);
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (auto t = run(warmup, reps, enqueue, /*hold=*/true)) return *t;
-    std::printf("# note,%s: the call waited for the GPU while the stream was held (it synchronizes); timed without "
-                "holding the stream, so host issue time is included\n",
-                what.c_str());
+    std::printf(
+        "# note,%s: the call waited for the GPU while the stream was held (it synchronizes); timed without "
+        "holding the stream, so host issue time is included\n",
+        what.c_str());
     return *run(warmup, reps, enqueue, /*hold=*/false);
   }
 
@@ -381,8 +382,8 @@ void add_case(context& ctx, const char* type_name, std::int64_t n, bool with_all
   // cub::DeviceTransform with the int64 count ufunc passes it (the count's type picks cub's offset type).
   {
     auto cub_add = [&](int k) {
-      CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(sets.a[k].ptr, sets.b[k].ptr), sets.c[k].ptr,
-                                                 n, add_op<T>{}, s));
+      CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(sets.a[k].ptr, sets.b[k].ptr), sets.c[k].ptr, n,
+                                                 add_op<T>{}, s));
     };
     poison(sets.c[0].ptr, sets.c[0].bytes(), s);
     cub_add(0);
@@ -398,7 +399,8 @@ void add_case(context& ctx, const char* type_name, std::int64_t n, bool with_all
     };
     poison(sets.c[0].ptr, sets.c[0].bytes(), s);
     copy(0);
-    validate(case_name, "memcpy", sets.c[0].ptr, n, [](std::int64_t i) { return value_a<T>(i); }, s);
+    validate(
+        case_name, "memcpy", sets.c[0].ptr, n, [](std::int64_t i) { return value_a<T>(i); }, s);
     const double t = ctx.timer->measure(tag + " memcpy", ctx.cfg.warmup, reps, [&](int r) { copy(r % nsets); });
     emit(case_name, "memcpy", n, 2 * n * static_cast<std::int64_t>(sizeof(T)), t);
   }
@@ -407,8 +409,8 @@ void add_case(context& ctx, const char* type_name, std::int64_t n, bool with_all
 template <class T>
 void vectorize_add_case(context& ctx, const std::string& case_name, std::int64_t n, add_sets<T>& sets, int reps) {
   // Typed parameters: nvcc rejects generic __host__ __device__ extended lambdas ((auto x, auto y) does not compile).
-  const auto add = ufunc::vectorize<T(T, T), ufunc::target::cuda>([] __host__ __device__(T x, T y) { return x + y; },
-                                                                   "bench_add");
+  const auto add =
+      ufunc::vectorize<T(T, T), ufunc::target::cuda>([] __host__ __device__(T x, T y) { return x + y; }, "bench_add");
   const auto s = ctx.stream;
   const auto bytes = 3 * n * static_cast<std::int64_t>(sizeof(T));
   const int nsets = sets.count();
@@ -423,8 +425,8 @@ void vectorize_add_case(context& ctx, const std::string& case_name, std::int64_t
     }
     poison(sets.c[0].ptr, sets.c[0].bytes(), s);
     (void)add(ta[0], tb[0], opts[0]);  // typed path: the T(T, T) loop is chosen at compile time
-    validate(case_name, "vectorize", sets.c[0].ptr, n, [](std::int64_t i) { return value_a<T>(i) + value_b<T>(i); },
-             s);
+    validate(
+        case_name, "vectorize", sets.c[0].ptr, n, [](std::int64_t i) { return value_a<T>(i) + value_b<T>(i); }, s);
     const double t = ctx.timer->measure(tag, ctx.cfg.warmup, reps, [&](int r) {
       const int k = r % nsets;
       (void)add(ta[k], tb[k], opts[k]);
@@ -452,9 +454,9 @@ void broadcast_case(context& ctx) {
     poison(c.ptr, c.bytes(), s);
     (void)ufunc::add(ua, ub, opts);
     validate("bcast_f32", "ufunc", c.ptr, n, reference, s);
-    emit("bcast_f32", "ufunc", n, bytes,
-         ctx.timer->measure("bcast_f32 ufunc", ctx.cfg.warmup, ctx.cfg.reps,
-                            [&](int) { (void)ufunc::add(ua, ub, opts); }));
+    emit("bcast_f32", "ufunc", n, bytes, ctx.timer->measure("bcast_f32 ufunc", ctx.cfg.warmup, ctx.cfg.reps, [&](int) {
+      (void)ufunc::add(ua, ub, opts);
+    }));
   });
   guarded("bcast_f32 ufunc alloc", [&] {
     const auto opts = cuda_options(s);
@@ -476,8 +478,9 @@ void strided_case(context& ctx) {
   constexpr std::int64_t rows = 8192, cols = 16384, out_cols = cols / 2, n = rows * out_cols;
   const auto s = ctx.stream;
   const std::int64_t bytes = 3 * n * 4;
-  std::printf("# case,strided_f32,a[:, ::2] + b[:, ::2] of (8192,16384),GB/s of needed bytes (DRAM reads twice as "
-              "much input)\n");
+  std::printf(
+      "# case,strided_f32,a[:, ::2] + b[:, ::2] of (8192,16384),GB/s of needed bytes (DRAM reads twice as "
+      "much input)\n");
   device_buffer<float> a(rows * cols), b(rows * cols), c(n);
   fill(a.ptr, b.ptr, rows * cols, s);
   CUDA_CHECK(cudaStreamSynchronize(s));
@@ -566,8 +569,9 @@ void vectorize_percall(context& ctx, const ufunc::array& ua, const ufunc::array&
     const ufunc::call_options opts{.out = {uc}, .stream = {s}};
     poison(uc.data(), static_cast<std::size_t>(uc.nbytes()), s);
     (void)add(ta, tb, opts);
-    validate("percall_f32", "vectorize", reinterpret_cast<const float*>(uc.data()), uc.size(),
-             [](std::int64_t i) { return value_a<float>(i) + value_b<float>(i); }, s);
+    validate(
+        "percall_f32", "vectorize", reinterpret_cast<const float*>(uc.data()), uc.size(),
+        [](std::int64_t i) { return value_a<float>(i) + value_b<float>(i); }, s);
     emit("percall_f32", "vectorize", uc.size(), 3 * uc.nbytes(),
          measure_host_per_call(ctx.cfg, s, [&] { (void)add(ta, tb, opts); }));
   });
@@ -584,9 +588,10 @@ void api_note(cudaStream_t s) {
     const auto r = ufunc::add(ua, ub);
     std::printf("# api,ufunc::add(device, device) without a target runs on %s\n", r.device().str().c_str());
   } catch (const std::exception& e) {
-    std::printf("# api,ufunc::add(device, device) without a target throws: %s (the timed calls name "
-                "target_id::cuda; UFUNC_TARGET=cuda or automatic would also do)\n",
-                e.what());
+    std::printf(
+        "# api,ufunc::add(device, device) without a target throws: %s (the timed calls name "
+        "target_id::cuda; UFUNC_TARGET=cuda or automatic would also do)\n",
+        e.what());
   }
   CUDA_CHECK(cudaDeviceSynchronize());
 }
@@ -652,12 +657,13 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   CUDA_CHECK(cudaDriverGetVersion(&driver));
   CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  std::printf("# device,%s,sm_%d%d,%d SMs,L2 %d MiB,%.0f GiB,driver %d,runtime %d\n", prop.name, prop.major,
-              prop.minor, prop.multiProcessorCount, l2 >> 20, static_cast<double>(prop.totalGlobalMem) / (1 << 30),
-              driver, runtime);
-  std::printf("# timing,device cases: median of %d reps (%d at 2^28) after %d warm-up, one call per rep between CUDA "
-              "events, stream held until enqueued; percall: host clock over %d calls, median of %d samples\n",
-              ctx.cfg.reps, ctx.cfg.reps_large, ctx.cfg.warmup, ctx.cfg.percall_calls, ctx.cfg.percall_samples);
+  std::printf("# device,%s,sm_%d%d,%d SMs,L2 %d MiB,%.0f GiB,driver %d,runtime %d\n", prop.name, prop.major, prop.minor,
+              prop.multiProcessorCount, l2 >> 20, static_cast<double>(prop.totalGlobalMem) / (1 << 30), driver,
+              runtime);
+  std::printf(
+      "# timing,device cases: median of %d reps (%d at 2^28) after %d warm-up, one call per rep between CUDA "
+      "events, stream held until enqueued; percall: host clock over %d calls, median of %d samples\n",
+      ctx.cfg.reps, ctx.cfg.reps_large, ctx.cfg.warmup, ctx.cfg.percall_calls, ctx.cfg.percall_samples);
   std::printf("# columns,case,impl,n,bytes_moved,median_us,GBps\n");
 
   // A non-blocking stream: no implicit ordering with the legacy default stream. Arrays ufunc allocates without a

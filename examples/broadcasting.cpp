@@ -14,7 +14,7 @@ struct Add {
 };
 
 int main() try {
-  auto row = ufunc::arange<float>(4.0f).reshape({1, 4});                 // [[0 1 2 3]]
+  auto row = ufunc::arange<float>(4.0f).reshape({1, 4});                   // [[0 1 2 3]]
   auto col = ufunc::asarray<float>({0.0f, 10.0f, 20.0f}).reshape({3, 1});  // [[0] [10] [20]]
   auto add = ufunc::vectorize<float(float, float), example_target>(Add{}, "add");
   auto m = add(row, col);

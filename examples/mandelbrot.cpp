@@ -2,8 +2,8 @@
 // scalar function, made a ufunc and broadcast over a row of x and a column of y
 // into a 1024x1536 uint8 image, written as mandelbrot.pgm.
 #include <chrono>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 
 #include <ufunc/ufunc.hpp>
 

@@ -15,13 +15,14 @@ struct Square {
 };
 
 int main() try {
-  auto square = ufunc::vectorize<ufunc::signatures<std::int64_t(std::int64_t), float(float)>, example_target>(Square{}, "square");
+  auto square =
+      ufunc::vectorize<ufunc::signatures<std::int64_t(std::int64_t), float(float)>, example_target>(Square{}, "square");
 
   auto a = ufunc::arange<std::int64_t>(1000 * 1000).reshape({1000, 1000});
   ufunc::array_t<std::int64_t> s = square(a);  // the int64 loop, chosen at compile time
   std::printf("square.types = [%s, %s]\n", square.types()[0].c_str(), square.types()[1].c_str());
-  std::printf("a: int64 %s, a[0, :4] = [%ld %ld %ld %ld]\n", ufunc::array::shape_string(a.shape()).c_str(),
-              a.at(0, 0), a.at(0, 1), a.at(0, 2), a.at(0, 3));
+  std::printf("a: int64 %s, a[0, :4] = [%ld %ld %ld %ld]\n", ufunc::array::shape_string(a.shape()).c_str(), a.at(0, 0),
+              a.at(0, 1), a.at(0, 2), a.at(0, 3));
   std::printf("square(a)[0, :4] = [%ld %ld %ld %ld], square(a)[-1, -1] = %ld\n", s.at(0, 0), s.at(0, 1), s.at(0, 2),
               s.at(0, 3), s.at(-1, -1));
 

@@ -17,15 +17,15 @@
 namespace ufunc_test {
 
 // Every element type, and subsets, for TEST_CASE_TEMPLATE.
-#define UFUNC_TEST_ALL_TYPES                                                                                      \
-  bool, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t,        \
+#define UFUNC_TEST_ALL_TYPES                                                                               \
+  bool, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t, \
       std::uint64_t, float, double, std::complex<float>, std::complex<double>
-#define UFUNC_TEST_NUMERIC_TYPES                                                                                  \
-  std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t,              \
-      std::uint64_t, float, double, std::complex<float>, std::complex<double>
-#define UFUNC_TEST_REAL_TYPES                                                                                     \
-  std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t,              \
-      std::uint64_t, float, double
+#define UFUNC_TEST_NUMERIC_TYPES                                                                                    \
+  std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, \
+      float, double, std::complex<float>, std::complex<double>
+#define UFUNC_TEST_REAL_TYPES                                                                                       \
+  std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, \
+      float, double
 #define UFUNC_TEST_FLOAT_TYPES float, double
 
 // Targets compiled into this build; each later backend adds itself here so that

@@ -33,8 +33,8 @@ std::int64_t checked_size(std::span<const std::int64_t> shape, std::size_t items
   std::int64_t bytes = 0;
   overflow |= __builtin_mul_overflow(n, static_cast<std::int64_t>(itemsize), &bytes);
   if (overflow)
-    throw overflow_error("array is too big: shape " + array::shape_string(shape) + " of " +
-                         std::to_string(itemsize) + "-byte elements overflows 64-bit sizes");
+    throw overflow_error("array is too big: shape " + array::shape_string(shape) + " of " + std::to_string(itemsize) +
+                         "-byte elements overflows 64-bit sizes");
   return empty ? 0 : n;
 }
 
@@ -145,8 +145,8 @@ std::byte* array::element_pointer(dtype expected, std::span<const std::int64_t> 
     return data_ + off;
   }
   if (idx.size() != ndim())
-    throw index_error("expected " + std::to_string(ndim()) + " indices for an array of shape " +
-                      shape_string(shape_) + ", got " + std::to_string(idx.size()));
+    throw index_error("expected " + std::to_string(ndim()) + " indices for an array of shape " + shape_string(shape_) +
+                      ", got " + std::to_string(idx.size()));
   std::int64_t off = 0;
   for (std::size_t d = 0; d < idx.size(); ++d) off += normalize_index(idx[d], shape_[d], d) * strides_[d];
   return data_ + off;

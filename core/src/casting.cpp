@@ -13,11 +13,16 @@ namespace ufunc {
 
 std::string_view to_string(casting c) noexcept {
   switch (c) {
-    case casting::no: return "no";
-    case casting::equiv: return "equiv";
-    case casting::safe: return "safe";
-    case casting::same_kind: return "same_kind";
-    case casting::unsafe: break;
+    case casting::no:
+      return "no";
+    case casting::equiv:
+      return "equiv";
+    case casting::safe:
+      return "safe";
+    case casting::same_kind:
+      return "same_kind";
+    case casting::unsafe:
+      break;
   }
   return "unsafe";
 }
@@ -25,8 +30,8 @@ std::string_view to_string(casting c) noexcept {
 casting casting_from_string(std::string_view s) {
   for (auto c : {casting::no, casting::equiv, casting::safe, casting::same_kind, casting::unsafe})
     if (to_string(c) == s) return c;
-  throw value_error("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe', not '" +
-                    std::string(s) + "'");
+  throw value_error("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe', not '" + std::string(s) +
+                    "'");
 }
 
 namespace {
@@ -34,11 +39,16 @@ namespace {
 // Kinds in the order same_kind casting may climb.
 int kind_rank(dtype t) noexcept {
   switch (t.kind()) {
-    case dtype_kind::boolean: return 0;
-    case dtype_kind::unsigned_int: return 1;
-    case dtype_kind::signed_int: return 2;
-    case dtype_kind::floating: return 3;
-    case dtype_kind::complex: break;
+    case dtype_kind::boolean:
+      return 0;
+    case dtype_kind::unsigned_int:
+      return 1;
+    case dtype_kind::signed_int:
+      return 2;
+    case dtype_kind::floating:
+      return 3;
+    case dtype_kind::complex:
+      break;
   }
   return 4;
 }
@@ -70,7 +80,8 @@ bool can_cast_safely(dtype from, dtype to) noexcept {
       return false;
     case dtype_kind::complex:
       return to.kind() == dtype_kind::complex && ts >= fs;
-    case dtype_kind::boolean: break;
+    case dtype_kind::boolean:
+      break;
   }
   return true;
 }
@@ -80,10 +91,14 @@ bool can_cast_safely(dtype from, dtype to) noexcept {
 bool can_cast(dtype from, dtype to, casting rule) noexcept {
   switch (rule) {
     case casting::no:
-    case casting::equiv: return from == to;
-    case casting::safe: return can_cast_safely(from, to);
-    case casting::same_kind: return can_cast_safely(from, to) || kind_rank(from) <= kind_rank(to);
-    case casting::unsafe: break;
+    case casting::equiv:
+      return from == to;
+    case casting::safe:
+      return can_cast_safely(from, to);
+    case casting::same_kind:
+      return can_cast_safely(from, to) || kind_rank(from) <= kind_rank(to);
+    case casting::unsafe:
+      break;
   }
   return true;
 }

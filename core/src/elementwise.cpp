@@ -102,8 +102,7 @@ void cast_as_loop(char* const* args, std::int64_t n, const std::int64_t* steps, 
 void copy_cast(const array& src, const array& dst) {
   if (!dst.writeable()) throw overlap_error("copy destination " + dst.describe() + " is read-only");
   if (!src.device().is_host() || !dst.device().is_host())
-    throw target_error("copy between " + src.device().str() + " and " + dst.device().str() +
-                       " needs the CUDA backend");
+    throw target_error("copy between " + src.device().str() + " and " + dst.device().str() + " needs the CUDA backend");
   const auto in_strides = broadcast_strides(src.shape(), src.strides(), dst.shape());
   const plan_operand ops[] = {{src.data(), in_strides}, {dst.data(), dst.strides()}};
   const iteration_plan plan(dst.shape(), ops);

@@ -34,11 +34,15 @@ namespace {
 // scalar adopts the arrays' dtype unless its kind is higher.
 int kind_rank(dtype_kind k) noexcept {
   switch (k) {
-    case dtype_kind::boolean: return 0;
+    case dtype_kind::boolean:
+      return 0;
     case dtype_kind::unsigned_int:
-    case dtype_kind::signed_int: return 1;
-    case dtype_kind::floating: return 2;
-    case dtype_kind::complex: break;
+    case dtype_kind::signed_int:
+      return 1;
+    case dtype_kind::floating:
+      return 2;
+    case dtype_kind::complex:
+      break;
   }
   return 3;
 }
@@ -73,7 +77,7 @@ void apply_weak_promotion(std::span<resolver_input> in, const std::string& ufunc
     }
     if (kind_rank(r.weak->value_kind()) > kind_rank(strong->kind())) {
       r.type = (r.weak->value_kind() == weak_scalar::kind::complex && *strong == float32) ? complex64
-                                                                                           : r.weak->default_dtype();
+                                                                                          : r.weak->default_dtype();
       r.weak = nullptr;
       continue;
     }
@@ -85,8 +89,7 @@ void apply_weak_promotion(std::span<resolver_input> in, const std::string& ufunc
 }
 
 bool input_matches(const resolver_input& in, dtype loop_type, casting rule) {
-  if (in.weak)
-    return kind_rank(in.weak->value_kind()) <= kind_rank(loop_type.kind()) && in.weak->fits(loop_type);
+  if (in.weak) return kind_rank(in.weak->value_kind()) <= kind_rank(loop_type.kind()) && in.weak->fits(loop_type);
   return can_cast(in.type, loop_type, rule);
 }
 
@@ -110,8 +113,7 @@ fixed_types fixed_from_options(const call_options& opt, int nin, int nout, const
   if (opt.dtype) {
     for (int i = nin; i < nin + nout; ++i) {
       if (f.slot[i] && *f.slot[i] != *opt.dtype)
-        throw value_error("ufunc '" + name + "': dtype= and signature= disagree on output " +
-                          std::to_string(i - nin));
+        throw value_error("ufunc '" + name + "': dtype= and signature= disagree on output " + std::to_string(i - nin));
       f.slot[i] = *opt.dtype;
     }
     f.any = true;
@@ -139,8 +141,7 @@ const loop_entry& find_loop(const detail::function_state& st, std::span<const re
   const loop_entry* first_fixed_match = nullptr;
   for (const auto& loop : st.loops) {
     bool ok = true;
-    for (int i = 0; i < st.nin + st.nout && ok; ++i)
-      ok = !fixed.slot[i] || *fixed.slot[i] == loop.types[i];
+    for (int i = 0; i < st.nin + st.nout && ok; ++i) ok = !fixed.slot[i] || *fixed.slot[i] == loop.types[i];
     if (ok && fixed.any && !first_fixed_match) first_fixed_match = &loop;
     for (int i = 0; i < st.nin && ok; ++i) ok = input_matches(in[i], loop.types.input(i), search_rule);
     if (ok) return loop;
@@ -450,8 +451,7 @@ array function::operator()(const operand& a, const operand& b, const call_option
   const operand ops[] = {a, b};
   return call_single(ops, options);
 }
-array function::operator()(const operand& a, const operand& b, const operand& c,
-                           const call_options& options) const {
+array function::operator()(const operand& a, const operand& b, const operand& c, const call_options& options) const {
   const operand ops[] = {a, b, c};
   return call_single(ops, options);
 }
@@ -512,8 +512,16 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
 
   dtype input_types[max_operands];
   for (int i = 0; i < nin; ++i) input_types[i] = rin[i].weak ? types.input(i) : rin[i].type;
-  return detail::run_loop({st.name, types, loop_fn, loop_data, device_fn, device_data, inputs,
-                           {input_types, static_cast<std::size_t>(nin)}, options, where_to_run,
+  return detail::run_loop({st.name,
+                           types,
+                           loop_fn,
+                           loop_data,
+                           device_fn,
+                           device_data,
+                           inputs,
+                           {input_types, static_cast<std::size_t>(nin)},
+                           options,
+                           where_to_run,
                            options.target.has_value()});
 }
 

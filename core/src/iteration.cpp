@@ -20,8 +20,8 @@ iteration_plan::iteration_plan(std::span<const std::int64_t> shape, std::span<co
     throw value_error("too many operands: " + std::to_string(operands.size()) + " (at most " +
                       std::to_string(max_operands) + ")");
   if (shape.size() > static_cast<std::size_t>(max_ndim))
-    throw value_error("too many dimensions: " + std::to_string(shape.size()) + " (at most " +
-                      std::to_string(max_ndim) + ")");
+    throw value_error("too many dimensions: " + std::to_string(shape.size()) + " (at most " + std::to_string(max_ndim) +
+                      ")");
   for (int op = 0; op < nop_; ++op) base_[op] = operands[op].data;
 
   // Keep the axes with extent > 1, outermost first for now.
@@ -53,9 +53,7 @@ iteration_plan::iteration_plan(std::span<const std::int64_t> shape, std::span<co
       axes[i] = -axes[i] - 1;  // remember the flip in the sign
     }
   }
-  auto stride_of = [&](int op, int encoded) {
-    return encoded < 0 ? -s(op, -encoded - 1) : s(op, encoded);
-  };
+  auto stride_of = [&](int op, int encoded) { return encoded < 0 ? -s(op, -encoded - 1) : s(op, encoded); };
   auto extent_of = [&](int encoded) { return shape[encoded < 0 ? -encoded - 1 : encoded]; };
 
   // Insertion sort into memory order (outermost = largest strides), as NumPy's

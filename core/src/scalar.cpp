@@ -47,16 +47,23 @@ void weak_scalar::store(dtype t, void* dst) const noexcept {
 std::string weak_scalar::str() const {
   std::ostringstream s;
   switch (kind_) {
-    case kind::boolean: return int_ ? "True" : "False";
+    case kind::boolean:
+      return int_ ? "True" : "False";
     case kind::integer: {
       // __int128 has no stream operator; every value that reaches here fits in
       // 65 bits, so split off the sign.
-      if (int_ < 0) s << '-' << static_cast<unsigned long long>(-int_);
-      else s << static_cast<unsigned long long>(int_);
+      if (int_ < 0)
+        s << '-' << static_cast<unsigned long long>(-int_);
+      else
+        s << static_cast<unsigned long long>(int_);
       break;
     }
-    case kind::floating: s << real_; break;
-    case kind::complex: s << '(' << real_ << (imag_ < 0 ? "" : "+") << imag_ << "j)"; break;
+    case kind::floating:
+      s << real_;
+      break;
+    case kind::complex:
+      s << '(' << real_ << (imag_ < 0 ? "" : "+") << imag_ << "j)";
+      break;
   }
   return s.str();
 }

@@ -14,10 +14,14 @@ namespace ufunc {
 
 std::string_view to_string(target_id t) noexcept {
   switch (t) {
-    case target_id::cpu: return "cpu";
-    case target_id::parallel: return "parallel";
-    case target_id::cuda: return "cuda";
-    case target_id::automatic: break;
+    case target_id::cpu:
+      return "cpu";
+    case target_id::parallel:
+      return "parallel";
+    case target_id::cuda:
+      return "cuda";
+    case target_id::automatic:
+      break;
   }
   return "automatic";
 }
@@ -31,16 +35,21 @@ target_id target_from_string(std::string_view name) {
 bool target_available(target_id t) noexcept {
   switch (t) {
     case target_id::cpu:
-    case target_id::automatic: return true;
+    case target_id::automatic:
+      return true;
 #if defined(UFUNC_HAS_TBB)
-    case target_id::parallel: return true;
+    case target_id::parallel:
+      return true;
 #else
-    case target_id::parallel: return false;
+    case target_id::parallel:
+      return false;
 #endif
 #if defined(UFUNC_HAS_CUDA)
-    case target_id::cuda: return true;  // compiled in; a missing GPU is reported at first use
+    case target_id::cuda:
+      return true;  // compiled in; a missing GPU is reported at first use
 #else
-    case target_id::cuda: break;
+    case target_id::cuda:
+      break;
 #endif
   }
   return false;
@@ -51,8 +60,8 @@ void require_target(target_id t) {
   const char* preset = t == target_id::parallel ? "tbb" : "cuda";
   const char* option = t == target_id::parallel ? "UFUNC_ENABLE_TBB" : "UFUNC_ENABLE_CUDA";
   throw target_error("target '" + std::string(to_string(t)) +
-                     "' is not compiled into this build of ufunc; configure with the '" + preset + "' or 'all' preset (" +
-                     option + "=ON)");
+                     "' is not compiled into this build of ufunc; configure with the '" + preset +
+                     "' or 'all' preset (" + option + "=ON)");
 }
 
 namespace detail {
@@ -94,32 +103,47 @@ target_id resolve_target(std::optional<target_id> requested) {
 bool runs_inline(target_id t, std::int64_t size) noexcept {
   (void)size;  // only the parallel backend looks at it
   switch (t) {
-    case target_id::cpu: return true;
+    case target_id::cpu:
+      return true;
 #if defined(UFUNC_HAS_TBB)
     case target_id::parallel:
-    case target_id::automatic: return size <= backends::parallel::grain();
+    case target_id::automatic:
+      return size <= backends::parallel::grain();
 #else
-    case target_id::parallel: return false;
-    case target_id::automatic: return true;
+    case target_id::parallel:
+      return false;
+    case target_id::automatic:
+      return true;
 #endif
-    case target_id::cuda: break;
+    case target_id::cuda:
+      break;
   }
   return false;
 }
 
 void execute(target_id t, const elementwise_task& task) {
   switch (t) {
-    case target_id::cpu: backends::cpu::execute(task); return;
+    case target_id::cpu:
+      backends::cpu::execute(task);
+      return;
 #if defined(UFUNC_HAS_TBB)
-    case target_id::parallel: backends::parallel::execute(task); return;
+    case target_id::parallel:
+      backends::parallel::execute(task);
+      return;
     // automatic, for host data: the parallel executor already keeps calls of at
     // most one grain on the calling thread, which is the measured crossover.
-    case target_id::automatic: backends::parallel::execute(task); return;
+    case target_id::automatic:
+      backends::parallel::execute(task);
+      return;
 #else
-    case target_id::parallel: break;
-    case target_id::automatic: backends::cpu::execute(task); return;
+    case target_id::parallel:
+      break;
+    case target_id::automatic:
+      backends::cpu::execute(task);
+      return;
 #endif
-    case target_id::cuda: break;
+    case target_id::cuda:
+      break;
   }
   require_target(t);
   throw target_error("no executor for target '" + std::string(to_string(t)) + "'");

@@ -13,8 +13,8 @@ array to_device(const array& a, int device, stream_ref stream) {
   if (!a.valid()) throw value_error("to_device: null array");
   if (a.device() == ufunc::device::cuda(device)) return a;
   if (!a.device().is_host())
-    throw target_error("to_device: copies between devices (" + a.device().str() + " to cuda:" +
-                       std::to_string(device) + ") are not supported");
+    throw target_error("to_device: copies between devices (" + a.device().str() + " to cuda:" + std::to_string(device) +
+                       ") are not supported");
   const array src = a.is_c_contiguous() ? a : a.copy();
   const stream_ref s{stream.handle ? stream.handle : backends::cuda::current_stream().handle};
   auto owner = backends::cuda::allocate(static_cast<std::size_t>(src.nbytes()), device, s);

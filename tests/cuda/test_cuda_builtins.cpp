@@ -60,7 +60,9 @@ TEST_CASE("cuda: broadcast, strided, reversed and transposed device operands") {
   const auto da = ufunc::to_device(a), drow = ufunc::to_device(row), dcol = ufunc::to_device(col);
   const auto cpu = ufunc::target_id::cpu;
   check_same<float>(ufunc::add(drow, dcol, {.target = cuda}), ufunc::add(row, col, {.target = cpu}));
-  auto strided = [](const ufunc::array& x) { return x[{ufunc::slice{std::nullopt, std::nullopt, -1}, ufunc::slice{0, std::nullopt, 3}}]; };
+  auto strided = [](const ufunc::array& x) {
+    return x[{ufunc::slice{std::nullopt, std::nullopt, -1}, ufunc::slice{0, std::nullopt, 3}}];
+  };
   check_same<float>(ufunc::add(strided(da), 1.5f, {.target = cuda}), ufunc::add(strided(a), 1.5f, {.target = cpu}));
   check_same<float>(ufunc::multiply(da.transpose(), dcol.reshape({1, 64}), {.target = cuda}),
                     ufunc::multiply(a.transpose(), col.reshape({1, 64}), {.target = cpu}));
@@ -127,7 +129,8 @@ TEST_CASE("cuda: placement rules and errors") {
   CHECK(r2.device() == ufunc::device::cuda(0));
   CHECK(ufunc::to_host(r2).at<float>(9) == 18.0f);
   // Out of memory raises and the pool recovers for the next call.
-  CHECK_THROWS_AS(ufunc::array::empty({std::int64_t{1} << 50}, ufunc::uint8, ufunc::device::cuda(0)), ufunc::memory_error);
+  CHECK_THROWS_AS(ufunc::array::empty({std::int64_t{1} << 50}, ufunc::uint8, ufunc::device::cuda(0)),
+                  ufunc::memory_error);
   CHECK(ufunc::to_host(ufunc::add(d, 1, {.target = cuda})).at<float>(9) == 10.0f);
   CHECK_THROWS_AS(ufunc::to_device(h, 9999), ufunc::target_error);
 }

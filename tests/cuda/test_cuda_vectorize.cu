@@ -2,8 +2,8 @@
 // typed and run-time paths, several outputs, and every layout.
 #include <doctest/doctest.h>
 
-#include <ufunc/ufunc.hpp>
 #include <ufunc/core/transfer.hpp>
+#include <ufunc/ufunc.hpp>
 
 namespace {
 // nvcc rejects generic extended lambdas; a functor with a template call operator
@@ -30,8 +30,8 @@ TEST_CASE("cuda vectorize: a stateful functor on device arrays, typed path") {
 }
 
 TEST_CASE("cuda vectorize: a generic functor, broadcast and strided, run-time path") {
-  auto add =
-      ufunc::vectorize<ufunc::signatures<float(float, float), double(double, double)>, ufunc::target::cuda>(plus{}, "add");
+  auto add = ufunc::vectorize<ufunc::signatures<float(float, float), double(double, double)>, ufunc::target::cuda>(
+      plus{}, "add");
   auto row = ufunc::to_device(ufunc::arange<double>(300.0).reshape({1, 300}));
   auto col = ufunc::to_device(ufunc::arange<double>(200.0).reshape({200, 1}));
   const ufunc::array m = add(ufunc::array(row), ufunc::array(col));
@@ -46,7 +46,10 @@ TEST_CASE("cuda vectorize: a generic functor, broadcast and strided, run-time pa
 
 TEST_CASE("cuda vectorize: several outputs") {
   auto divmod = ufunc::vectorize<std::tuple<int, int>(int, int), ufunc::target::cuda>(
-      [] __host__ __device__(int a, int b) { return std::tuple<int, int>{a / b, a % b}; }, "divmod");
+      [] __host__ __device__(int a, int b) {
+        return std::tuple<int, int>{a / b, a % b};
+      },
+      "divmod");
   auto a = ufunc::to_device(ufunc::arange<int>(100)), b = ufunc::to_device(ufunc::full<int>({100}, 7));
   auto [q, r] = divmod(ufunc::array_t<int>(a), ufunc::array_t<int>(b));
   const auto hq = ufunc::to_host(q), hr = ufunc::to_host(r);

@@ -129,8 +129,9 @@ TEST_CASE("numpy tables: dtype::from_string round trips and rejects bad names") 
     CHECK(ufunc::dtype::from_string(row.text) == named(row.name));
   }
   // Misspellings NumPy rejects too, and NumPy dtypes the library does not have.
-  for (const char* bad : {"", "float33", "Float32", "int128", "complex32", "boolean", " float32", "float32 ", "ff",
-                          "float16", "e", "longdouble", "g", "G", "O", "object", "U", "S", "M", "m", "V"}) {
+  for (const char* bad : {"",         "float33", "Float32", "int128", "complex32",  "boolean", " float32",
+                          "float32 ", "ff",      "float16", "e",      "longdouble", "g",       "G",
+                          "O",        "object",  "U",       "S",      "M",          "m",       "V"}) {
     INFO("bad := '", str(bad), "'");
     CHECK_THROWS_AS((void)ufunc::dtype::from_string(bad), ufunc::dtype_error);
   }

@@ -29,8 +29,8 @@ struct sine_poly {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("parallel: results equal the cpu target bit for bit for any grain", T, float, double,
-                   std::int32_t, std::uint8_t) {
+TEST_CASE_TEMPLATE("parallel: results equal the cpu target bit for bit for any grain", T, float, double, std::int32_t,
+                   std::uint8_t) {
   auto f = ufunc::vectorize<T(T, T), ufunc::target::parallel>([](auto a, auto b) { return a * b + a; }, "f");
   auto g = ufunc::vectorize<T(T, T), ufunc::target::cpu>([](auto a, auto b) { return a * b + a; }, "g");
   const auto x = ufunc_test::sample_array<T>(10007, 1), y = ufunc_test::sample_array<T>(10007, 2);

@@ -62,11 +62,12 @@ TEST_CASE_TEMPLATE("ufunc call: strided, reversed, transposed and broadcast oper
 
   SUBCASE("every second column, reversed rows") {
     auto x = a[{ufunc::slice{std::nullopt, std::nullopt, -1}, ufunc::slice{0, std::nullopt, 2}}];  // a[::-1, ::2]
-    auto y = row[{ufunc::slice{1, std::nullopt, 2}}];                                               // row[1::2]
+    auto y = row[{ufunc::slice{1, std::nullopt, 2}}];                                              // row[1::2]
     const ufunc::array r = ufunc::add(x, y);
     REQUIRE(r.shape() == ufunc::dim_vector{6, 5});
     for (std::int64_t i = 0; i < 6; ++i)
-      for (std::int64_t j = 0; j < 5; ++j) CHECK(r.at<T>(i, j) == reference_add(av[(5 - i) * 10 + 2 * j], bv[2 * j + 1]));
+      for (std::int64_t j = 0; j < 5; ++j)
+        CHECK(r.at<T>(i, j) == reference_add(av[(5 - i) * 10 + 2 * j], bv[2 * j + 1]));
   }
   SUBCASE("transposed plus column broadcast") {
     auto t = a.transpose();  // (10, 6)
@@ -216,7 +217,8 @@ TEST_CASE("ufunc call: bad input raises the specific error, naming what was wron
       ufunc::add(a, a, {.out = {out_short}});
       FAIL("expected broadcast_error");
     } catch (const ufunc::broadcast_error& e) {
-      CHECK(contains(e.what(), "non-broadcastable output operand with shape (1,) doesn't match the broadcast shape (3,)"));
+      CHECK(contains(e.what(),
+                     "non-broadcastable output operand with shape (1,) doesn't match the broadcast shape (3,)"));
     }
     auto readonly = ufunc::zeros<float>({1}).broadcast_to({3});
     CHECK_THROWS_AS(ufunc::add(a, a, {.out = {readonly}}), ufunc::overlap_error);

@@ -37,9 +37,10 @@ TEST_CASE("vectorize: generic functors get the SIMD path, typed ones the scalar 
   CHECK(ufunc::backends::cpu::is_vectorizable<decltype([](auto a, auto b) { return a * b; }), sig>);
   CHECK_FALSE(ufunc::backends::cpu::is_vectorizable<scalar_plus, sig>);
   CHECK_FALSE(ufunc::backends::cpu::is_vectorizable<ufunc::scalar_only<plus>, sig>);
-  CHECK_FALSE(ufunc::backends::cpu::is_vectorizable<plus, bool(bool, bool)>);                    // no bool batches
-  CHECK_FALSE(ufunc::backends::cpu::is_vectorizable<plus, double(float, float)>);                // mixed types
-  CHECK_FALSE(ufunc::backends::cpu::is_vectorizable<plus, std::complex<float>(std::complex<float>, std::complex<float>)>);
+  CHECK_FALSE(ufunc::backends::cpu::is_vectorizable<plus, bool(bool, bool)>);      // no bool batches
+  CHECK_FALSE(ufunc::backends::cpu::is_vectorizable<plus, double(float, float)>);  // mixed types
+  CHECK_FALSE(
+      ufunc::backends::cpu::is_vectorizable<plus, std::complex<float>(std::complex<float>, std::complex<float>)>);
 }
 
 TEST_CASE_TEMPLATE("vectorize: the typed path calls the loop of the matching signature", Target, UFUNC_TEST_TARGETS) {

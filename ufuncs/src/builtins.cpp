@@ -74,8 +74,7 @@ const ufuncs::device_kernel_table& builtin_device_kernels() {
 }
 #endif
 
-function make_builtin(const char* name, int nin, builtin_id id, std::optional<weak_scalar> identity,
-                      const char* doc) {
+function make_builtin(const char* name, int nin, builtin_id id, std::optional<weak_scalar> identity, const char* doc) {
   function f(name, nin, 1, identity, doc);
   const auto& table = builtin_kernels().table;
   for (int t = 0; t < dtype::count; ++t) {

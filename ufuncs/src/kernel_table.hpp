@@ -19,9 +19,7 @@ enum class builtin_id { add, subtract, multiply, square, sin, count };
 
 struct kernel_table {
   kernel loops[static_cast<int>(builtin_id::count)][dtype::count];
-  [[nodiscard]] const kernel& at(builtin_id f, dtype t) const noexcept {
-    return loops[static_cast<int>(f)][t.index()];
-  }
+  [[nodiscard]] const kernel& at(builtin_id f, dtype t) const noexcept { return loops[static_cast<int>(f)][t.index()]; }
 };
 
 /// The built-in ufuncs' CUDA launchers, where the library is built with CUDA.

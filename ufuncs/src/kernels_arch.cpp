@@ -33,7 +33,7 @@ constexpr bool is_baseline = false;
 #endif
 
 template <class T>
-inline constexpr bool is_signed_integer = std::is_integral_v<T> && std::is_signed_v<T> && !std::is_same_v<T, bool>;
+inline constexpr bool is_signed_integer = std::is_integral_v<T>&& std::is_signed_v<T> && !std::is_same_v<T, bool>;
 
 // Signed integer arithmetic wraps in NumPy; in C++ its overflow is undefined, so it
 // is done on the unsigned type of the same width, for scalars and batches alike.
@@ -53,8 +53,7 @@ struct wrapping {
   xsimd::batch<T, A> operator()(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b) const {
     if constexpr (is_signed_integer<T>) {
       using UB = xsimd::batch<std::make_unsigned_t<T>, A>;
-      return xsimd::bitwise_cast<xsimd::batch<T, A>>(
-          op(xsimd::bitwise_cast<UB>(a), xsimd::bitwise_cast<UB>(b)));
+      return xsimd::bitwise_cast<xsimd::batch<T, A>>(op(xsimd::bitwise_cast<UB>(a), xsimd::bitwise_cast<UB>(b)));
     } else {
       return op(a, b);
     }
@@ -63,15 +62,21 @@ struct wrapping {
 
 struct plus_op {
   template <class T>
-  T operator()(T a, T b) const { return a + b; }
+  T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 struct minus_op {
   template <class T>
-  T operator()(T a, T b) const { return a - b; }
+  T operator()(T a, T b) const {
+    return a - b;
+  }
 };
 struct times_op {
   template <class T>
-  T operator()(T a, T b) const { return a * b; }
+  T operator()(T a, T b) const {
+    return a * b;
+  }
 };
 
 struct add_op : wrapping<plus_op> {
@@ -86,7 +91,9 @@ struct multiply_op : wrapping<times_op> {
 struct square_op {
   multiply_op mul;
   template <class T>
-  T operator()(T a) const { return mul(a, a); }
+  T operator()(T a) const {
+    return mul(a, a);
+  }
 };
 struct sin_op {
   template <class T>

@@ -12,7 +12,7 @@ namespace ufunc::ufuncs::cuda_kernels {
 namespace {
 
 template <class T>
-inline constexpr bool is_signed_integer = std::is_integral_v<T> && std::is_signed_v<T> && !std::is_same_v<T, bool>;
+inline constexpr bool is_signed_integer = std::is_integral_v<T>&& std::is_signed_v<T> && !std::is_same_v<T, bool>;
 
 // Signed overflow wraps in NumPy; compute in the unsigned type of the same width.
 template <class T, class Op>

@@ -80,7 +80,8 @@ void cast(const array& src, const array& dst, stream_ref s) {
   for (int op = 0; op < 2; ++op) c.base[op] = plan.base(op);
   check(cudaSetDevice(c.device), "cudaSetDevice");
   visit_dtype(src.type(), [&](auto f) {
-    visit_dtype(dst.type(), [&](auto t) { cast_pair<decltype(f), decltype(t)>(c, static_cast<cudaStream_t>(c.stream)); });
+    visit_dtype(dst.type(),
+                [&](auto t) { cast_pair<decltype(f), decltype(t)>(c, static_cast<cudaStream_t>(c.stream)); });
   });
 }
 

@@ -97,8 +97,8 @@ result_list run_loop_on_device(const loop_call& c) {
     } else if (!device_seen) {
       device_seen = a.device();
     } else if (*device_seen != a.device()) {
-      throw target_error("ufunc '" + name + "': " + what + " is on " + a.device().str() + " but another operand is on " +
-                         device_seen->str());
+      throw target_error("ufunc '" + name + "': " + what + " is on " + a.device().str() +
+                         " but another operand is on " + device_seen->str());
     }
   };
   for (int i = 0; i < nin; ++i)
@@ -106,7 +106,8 @@ result_list run_loop_on_device(const loop_call& c) {
   for (std::size_t i = 0; i < options.out.size(); ++i) place(options.out[i], "out[" + std::to_string(i) + "]");
   if (has_where) place(options.where, "where");
   if (device_seen && any_host)
-    throw target_error("ufunc '" + name + "': mixed host and device operands; move them with ufunc::to_device() or "
+    throw target_error("ufunc '" + name +
+                       "': mixed host and device operands; move them with ufunc::to_device() or "
                        "ufunc::to_host() first (calls never copy device data implicitly)");
   const bool host_in_host_out = !device_seen;
   const int device = device_seen ? device_seen->index : 0;

@@ -15,12 +15,11 @@ namespace ufunc::backends::cuda {
 void check(int status, const char* what) {
   const auto err = static_cast<cudaError_t>(status);
   if (err == cudaSuccess) return;
-  const std::string msg = std::string("CUDA error in ") + what + ": " + cudaGetErrorName(err) + " (" +
-                          cudaGetErrorString(err) + ")";
+  const std::string msg =
+      std::string("CUDA error in ") + what + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
   if (err == cudaErrorMemoryAllocation) throw memory_error(msg);
   throw target_error(msg);
 }
-
 
 namespace {
 

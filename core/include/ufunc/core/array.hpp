@@ -35,8 +35,8 @@ class array {
 
   /// A non-owning view of `data` (byte strides; empty strides mean C order).
   /// `owner`, if given, is kept alive as long as any view of this memory.
-  array(void* data, dtype type, dim_vector shape, dim_vector byte_strides = {},
-        std::shared_ptr<void> owner = {}, ufunc::device where = {});
+  array(void* data, dtype type, dim_vector shape, dim_vector byte_strides = {}, std::shared_ptr<void> owner = {},
+        ufunc::device where = {});
 
   /// A new C-ordered array whose contents are uninitialized (as np.empty).
   [[nodiscard]] static array empty(const dim_vector& shape, dtype type, ufunc::device where = {});

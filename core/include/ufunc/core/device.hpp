@@ -16,9 +16,7 @@ struct device {
   [[nodiscard]] static constexpr device cuda(int index = 0) noexcept { return {device_kind::cuda, index}; }
   [[nodiscard]] constexpr bool is_host() const noexcept { return kind == device_kind::host; }
   /// "cpu" or "cuda:N", the spelling PyTorch and CuPy users know.
-  [[nodiscard]] std::string str() const {
-    return is_host() ? std::string("cpu") : "cuda:" + std::to_string(index);
-  }
+  [[nodiscard]] std::string str() const { return is_host() ? std::string("cpu") : "cuda:" + std::to_string(index); }
   friend constexpr bool operator==(const device&, const device&) noexcept = default;
 };
 

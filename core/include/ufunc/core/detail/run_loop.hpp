@@ -38,8 +38,8 @@ class result_list {
 };
 
 struct loop_call {
-  std::string_view name;            // for messages
-  const type_signature& types;      // the loop's dtypes
+  std::string_view name;        // for messages
+  const type_signature& types;  // the loop's dtypes
   inner_loop_fn fn;
   const void* data;
   device_loop_fn device_fn;  // may be null: the loop has no GPU code

@@ -88,7 +88,8 @@ __device__ __forceinline__ void apply(const F& f, const kernel_plan<Index, NOP>&
     [&]<std::size_t... O>(std::index_sequence<O...>) {
       ((*reinterpret_cast<device_t<std::tuple_element_t<O, R>>*>(p.base[nin + O] + off[nin + O]) = std::get<O>(r)),
        ...);
-    }(std::make_index_sequence<outputs::size>{});
+    }
+    (std::make_index_sequence<outputs::size>{});
   }
 }
 
@@ -124,7 +125,8 @@ __global__ void __launch_bounds__(block_threads) rows_kernel(F f, kernel_plan<In
 template <class F, class Index, int NOP, bool HasWhere, class R, class... A>
 __global__ void __launch_bounds__(block_threads) elements_kernel(F f, kernel_plan<Index, NOP> p) {
   constexpr int nops = NOP;
-  const Index first = static_cast<Index>(blockIdx.x) * (block_threads * items_per_thread) + static_cast<Index>(threadIdx.x);
+  const Index first =
+      static_cast<Index>(blockIdx.x) * (block_threads * items_per_thread) + static_cast<Index>(threadIdx.x);
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     const Index e = first + k * block_threads;
@@ -161,7 +163,9 @@ __global__ void __launch_bounds__(block_threads)
 template <class F, class R, class... A>
 struct transform_adapter {
   F f;
-  __device__ __forceinline__ device_t<R> operator()(device_t<A>... a) const { return static_cast<device_t<R>>(f(a...)); }
+  __device__ __forceinline__ device_t<R> operator()(device_t<A>... a) const {
+    return static_cast<device_t<R>>(f(a...));
+  }
 };
 
 template <class Index, int NOP>
@@ -201,7 +205,8 @@ struct device_loop<F, R(A...)> {
     } else {
       const auto blocks = (static_cast<std::uint64_t>(p.size) + tile - 1) / tile;
       if (blocks > 0x7fffffffu) throw value_error("cuda: iteration too large for one launch");
-      elements_kernel<F, Index, nop, HasWhere, R, A...><<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(f, p);
+      elements_kernel<F, Index, nop, HasWhere, R, A...>
+          <<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(f, p);
     }
   }
 
@@ -229,7 +234,8 @@ struct device_loop<F, R(A...)> {
           contiguous_kernel<F, R, A...><<<blocks, block_threads, 0, stream>>>(
               f, static_cast<int>(c.size), reinterpret_cast<device_t<R>*>(c.base[nin]),
               reinterpret_cast<const device_t<A>*>(c.base[I])...);
-        }(std::index_sequence_for<A...>{});
+        }
+        (std::index_sequence_for<A...>{});
         check(cudaGetLastError(), "launching a ufunc kernel");
         return;
       }
@@ -239,7 +245,8 @@ struct device_loop<F, R(A...)> {
                     ::cuda::std::make_tuple(reinterpret_cast<const device_t<A>*>(c.base[I])...),
                     reinterpret_cast<device_t<R>*>(c.base[nin]), c.size, transform_adapter<F, R, A...>{f}, stream),
                 "cub::DeviceTransform");
-        }(std::index_sequence_for<A...>{});
+        }
+        (std::index_sequence_for<A...>{});
         check(cudaGetLastError(), "launching cub::DeviceTransform");
         return;
       }
@@ -258,13 +265,16 @@ struct device_loop<F, R(A...)> {
     bool small = c.size < (std::int64_t{1} << 31);
     for (int op = 0; op < nin + nout + (c.has_where ? 1 : 0) && small; ++op) {
       std::int64_t extent = 0;
-      for (int d = 0; d < c.ndim; ++d) extent += (c.shape[d] - 1) * (c.strides[op][d] < 0 ? -c.strides[op][d] : c.strides[op][d]);
+      for (int d = 0; d < c.ndim; ++d)
+        extent += (c.shape[d] - 1) * (c.strides[op][d] < 0 ? -c.strides[op][d] : c.strides[op][d]);
       small = extent < (std::int64_t{1} << 31);
     }
     if (small)
-      c.has_where ? launch_strided<std::int32_t, true>(f, c, stream) : launch_strided<std::int32_t, false>(f, c, stream);
+      c.has_where ? launch_strided<std::int32_t, true>(f, c, stream)
+                  : launch_strided<std::int32_t, false>(f, c, stream);
     else
-      c.has_where ? launch_strided<std::int64_t, true>(f, c, stream) : launch_strided<std::int64_t, false>(f, c, stream);
+      c.has_where ? launch_strided<std::int64_t, true>(f, c, stream)
+                  : launch_strided<std::int64_t, false>(f, c, stream);
     check(cudaGetLastError(), "launching a ufunc kernel");
   }
 };
