@@ -1,7 +1,9 @@
 // ufunc's TBB backend (target parallel) on 1..16 threads against the serial cpu
 // backend and against a multi-threaded copy of the same bytes, the memory-bandwidth
-// bound. numba_parallel.py measures NumPy and Numba on the same data and
-// run_parallel.sh puts everything in one table.
+// bound (memcpy, and a streaming-store copy that skips the read of each written
+// line), plus small arrays with targets cpu, parallel and automatic.
+// numba_parallel.py measures NumPy and Numba on the same data and run_parallel.sh
+// puts everything in one table.
 //
 //   parallel_bench [--quick] [--samples N] [--log2n K] [--threads 1,2,4,8,16]
 //
@@ -12,7 +14,6 @@
 // warm-up); the small-size cases time batches of calls and divide.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +47,10 @@ struct options {
   int log2n = 26;
   std::vector<int> threads = {1, 2, 4, 8, 16};
 };
+
+// Sizes of the small-array cases: the issue's, plus 32768 (the default grain, the
+// largest call that stays on the calling thread) and 131072, to place the crossover.
+constexpr std::int64_t small_sizes[] = {256, 1024, 4096, 16384, 32768, 65536, 131072, 262144};
 
 struct row {
   std::string case_name, impl;
@@ -163,10 +168,10 @@ void parallel_stream_copy(tbb::task_arena& arena, const float* src, float* dst, 
 }
 #endif
 
-// A diagnostic beside the bound: a plain loop with add's access pattern (read two
+// A diagnostic beside the bounds: a plain loop with add's access pattern (read two
 // arrays, write one with ordinary stores), split as parallel_copy is. What ufunc's
-// add loses against this is the library's own overhead; what this loses against
-// the copy is the hardware's cost of the access pattern (write-allocate reads).
+// add loses against this is the library's own overhead; what this loses against the
+// streaming copy is the cost of ordinary stores (each written line is read first).
 void parallel_plain_add(tbb::task_arena& arena, const float* __restrict a, const float* __restrict b,
                         float* __restrict c, std::int64_t n) {
   arena.execute([&] {
@@ -272,7 +277,7 @@ void run_small(const options& opt) {
                         {"ufunc_automatic_out", ufunc::target_id::automatic}};
   constexpr int nimpl = 3;
   const int all_threads = tbb::this_task_arena::max_concurrency();
-  for (std::int64_t n : {256, 1024, 4096, 16384, 65536, 262144}) {
+  for (std::int64_t n : small_sizes) {
     auto a = ufunc::empty<float>({n}), b = ufunc::empty<float>({n}), c = ufunc::zeros<float>({n});
     for (std::int64_t i = 0; i < n; ++i) {
       a.data()[i] = static_cast<float>(i % 1000) * 0.01f - 5.0f;
@@ -340,7 +345,7 @@ void print_table(const std::vector<int>& threads) {
   }
   std::fprintf(stderr, "\nSmall arrays: add f32 out=, ns per call (median); parallel/cpu above 1 is slower.\n");
   std::fprintf(stderr, "%-8s %12s %12s %12s %12s %12s\n", "n", "cpu", "parallel", "automatic", "par/cpu", "auto/cpu");
-  for (std::int64_t n : {256, 1024, 4096, 16384, 65536, 262144}) {
+  for (std::int64_t n : small_sizes) {
     const row* c = nullptr;
     const row* p = nullptr;
     const row* au = nullptr;

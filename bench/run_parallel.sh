@@ -20,9 +20,10 @@
 #
 # Environment: BUILD_DIR (default build/parallel under the repository), CMAKE_ARGS
 # (extra cmake arguments, split on spaces), PYTHON (default python3), OUT (if set,
-# the CSV goes to $OUT/parallel_bench.csv, else to the build directory; each run's
-# raw output is kept beside it as parallel_run<R>_{ufunc,numba}.txt). Numba is
-# optional: without it the Numba columns stay empty.
+# the CSV goes to $OUT/parallel_bench.csv, else to the build directory; the table
+# is also written beside it as parallel_report.md, and each run's raw output as
+# parallel_run<R>_{ufunc,numba}.{txt,err}). Numba is optional: without it the Numba
+# columns stay empty.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -66,7 +67,8 @@ out_dir=${OUT:-$build_dir}
 mkdir -p "$out_dir"
 csv=$out_dir/parallel_bench.csv
 loads=$out_dir/parallel_loads.txt
-((report_only)) || rm -f "$out_dir"/parallel_run*_ufunc.txt "$out_dir"/parallel_run*_numba.txt "$loads"
+((report_only)) || rm -f "$out_dir"/parallel_run*_{ufunc,numba}.{txt,err} "$loads"
+checks_failed=0
 
 # The 4th field of /proc/loadavg is "runnable/total" now. Read with builtins only, so
 # that the one runnable task is this shell (a pipeline of cut would count itself).
@@ -85,15 +87,21 @@ for ((r = 1; r <= runs && !report_only; ++r)); do
   wait_until_idle
   before=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "run $r/$runs: load average $before" >&2
-  # stderr of parallel_bench is its own table (and TBB's warning when an arena asks
-  # for more threads than there are cores): shown, not kept.
-  "$bench_bin" "${bench_args[@]}" >"$out_dir/parallel_run${r}_ufunc.txt"
-  "$python" "$repo/bench/numba_parallel.py" "${bench_args[@]}" >"$out_dir/parallel_run${r}_numba.txt"
+  # stderr (parallel_bench's own table, TBB's warning when an arena asks for more
+  # threads than there are cores) goes to a file: what this script prints stays
+  # short enough that a tool returning only the tail of the output still has it all.
+  # parallel_bench exits 1 when a result check fails; the table is still printed.
+  "$bench_bin" "${bench_args[@]}" >"$out_dir/parallel_run${r}_ufunc.txt" 2>"$out_dir/parallel_run${r}_ufunc.err" ||
+    checks_failed=1
+  "$python" "$repo/bench/numba_parallel.py" "${bench_args[@]}" >"$out_dir/parallel_run${r}_numba.txt" \
+    2>"$out_dir/parallel_run${r}_numba.err"
   echo "run $r: load average before $before, after $(cut -d' ' -f1-3 /proc/loadavg)" >>"$loads"
 done
-grep -h '^#' "$out_dir"/parallel_run1_ufunc.txt "$out_dir"/parallel_run1_numba.txt >&2
+# Failed result checks, if any, before the table.
+grep -h 'FAIL' "$out_dir"/parallel_run*_ufunc.txt >&2 || true
+grep -q 'FAIL' "$out_dir"/parallel_run*_ufunc.txt && checks_failed=1
 
-"$python" - "$csv" "$out_dir" "$runs" "$bench_bin" "${bench_args[*]}" "$loads" <<'EOF'
+"$python" - "$csv" "$out_dir" "$runs" "$bench_bin" "${bench_args[*]}" "$loads" <<'EOF' | tee "$out_dir/parallel_report.md"
 import collections, csv, datetime, os, platform, re, subprocess, sys
 
 path, raw, runs, bench_bin, bench_args, loads = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], \
@@ -248,11 +256,11 @@ print()
 
 print("### Small arrays: add float32 out=, ns per call (median), default thread setting")
 print()
-print("Per size, the run whose cpu calls were fastest (the least disturbed); the three were timed in rotation "
-      "in that run.")
+print("Per size, the run whose three medians add up least (the least disturbed); the three were timed in "
+      "rotation in that run. The last column gives parallel / cpu in every run.")
 print()
-print("| n | run | cpu | parallel | automatic | parallel / cpu | automatic / cpu |")
-print("|---:|---:|---:|---:|---:|---:|---:|")
+print("| n | run | cpu | parallel | automatic | parallel / cpu | automatic / cpu | parallel / cpu, each run |")
+print("|---:|---:|---:|---:|---:|---:|---:|---|")
 small = sorted({k[3] for k in rows if k[0] == "add_f32_small"})
 small_ok = True
 for n in small:
@@ -262,11 +270,12 @@ for n in small:
     candidates = [(trio(rr), r + 1) for r, rr in enumerate(ufunc_rows) if all(trio(rr))]
     if not candidates:
         continue
-    (c, p, a), r = min(candidates, key=lambda x: x[0][0][0])
+    (c, p, a), r = min(candidates, key=lambda x: sum(v[0] for v in x[0]))
     if n <= 4096:
         small_ok &= max(p[0], a[0]) <= c[0] * 1.03
+    each = ", ".join(f"{x[0][1][0] / x[0][0][0]:.3f}" for x in candidates)
     print(f"| {n} | {r} | {c[0] * 1e6:.0f} | {p[0] * 1e6:.0f} | {a[0] * 1e6:.0f} | {p[0] / c[0]:.3f} | "
-          f"{a[0] / c[0]:.3f} |")
+          f"{a[0] / c[0]:.3f} | {each} |")
 print()
 
 print("### Targets")
@@ -295,4 +304,5 @@ else:
 print(f"- parallel and automatic never slower than cpu at <= 4096 elements (3% noise allowance): "
       f"{'met' if small_ok else 'NOT met'}")
 EOF
-echo "CSV: $csv" >&2
+echo "CSV: $csv; table: $out_dir/parallel_report.md; raw outputs: $out_dir/parallel_run*" >&2
+((!checks_failed)) || { echo "run_parallel.sh: a result check failed (see the FAIL lines above)" >&2; exit 1; }

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include <ufunc/core/detail/convert.hpp>
 #include <ufunc/core/error.hpp>
 
 namespace ufunc {
@@ -115,36 +116,7 @@ dtype promote_types(dtype a, dtype b) noexcept {
 
 namespace {
 
-template <class T>
-struct is_complex : std::false_type {};
-template <class T>
-struct is_complex<std::complex<T>> : std::true_type {};
-
-template <class To, class From>
-To convert(From v) noexcept {
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);  // complex: true when either part is nonzero, as NumPy
-  } else if constexpr (is_complex<From>::value) {
-    if constexpr (is_complex<To>::value)
-      return To(static_cast<typename To::value_type>(v.real()), static_cast<typename To::value_type>(v.imag()));
-    else
-      return convert<To>(v.real());
-  } else if constexpr (is_complex<To>::value) {
-    return To(static_cast<typename To::value_type>(v), 0);
-  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    // C++ leaves NaN and out-of-range conversions undefined; give x86's answer.
-    if constexpr (std::is_unsigned_v<To> && sizeof(To) == 8) {
-      if (v >= From(0) && v < From(18446744073709551616.0)) return static_cast<To>(v);
-    }
-    if (!(v >= From(-9223372036854775808.0) && v < From(9223372036854775808.0)))
-      return static_cast<To>(static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::min()));
-    return static_cast<To>(static_cast<std::int64_t>(v));
-  } else {
-    return static_cast<To>(v);
-  }
-}
+using detail::convert;
 
 template <class From, class To>
 void cast_loop(const std::byte* src, std::int64_t src_step, std::byte* dst, std::int64_t dst_step, std::int64_t n) {

@@ -6,49 +6,17 @@
 #include <ufunc/backends/cuda/loops.hpp>
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/convert.hpp>
 #include <ufunc/core/iteration.hpp>
 
 namespace ufunc::backends::cuda {
 
 namespace {
 
-template <class T>
-struct is_complex : std::false_type {};
-template <class T>
-struct is_complex<::cuda::std::complex<T>> : std::true_type {};
-
-// The conversions of core/src/casting.cpp, on the device: complex to real drops
-// the imaginary part; NaN and out-of-range floats to integers give the minimum
-// of int64 truncated, never undefined behaviour.
-template <class To, class From>
-__device__ To convert(From v) {
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else if constexpr (is_complex<From>::value) {
-    if constexpr (is_complex<To>::value)
-      return To(static_cast<typename To::value_type>(v.real()), static_cast<typename To::value_type>(v.imag()));
-    else
-      return convert<To>(v.real());
-  } else if constexpr (is_complex<To>::value) {
-    return To(static_cast<typename To::value_type>(v), 0);
-  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    if constexpr (std::is_unsigned_v<To> && sizeof(To) == 8) {
-      if (v >= From(0) && v < From(18446744073709551616.0)) return static_cast<To>(v);
-    }
-    if (!(v >= From(-9223372036854775808.0) && v < From(9223372036854775808.0)))
-      return static_cast<To>(static_cast<unsigned long long>(0x8000000000000000ull));
-    return static_cast<To>(static_cast<long long>(v));
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
 template <class To, class From>
 struct convert_op {
   __device__ detail::device_t<To> operator()(detail::device_t<From> v) const {
-    return convert<detail::device_t<To>>(v);
+    return ufunc::detail::convert<detail::device_t<To>>(v);
   }
 };
 
