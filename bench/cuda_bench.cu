@@ -3,6 +3,9 @@
 // gpu_peers.py (CuPy, PyTorch, Numba), which measures the same cases the same way.
 //
 //   cuda_bench [--quick] [--reps N]
+//   cuda_bench --sweep [--quick] [--reps N] [--min-log2 K] [--max-log2 K] [--cases ...] [--dtypes ...]
+//
+// --sweep runs the size sweep of bench/run_all_gpu.sh instead (see gpu_sweep below and bench/README.md).
 //
 // Output: lines starting with '#' are notes and result checks; every measurement is one CSV line
 //   case,impl,n,bytes_moved,median_us,GBps
@@ -22,6 +25,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +39,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_transform.cuh>
 #include <cuda/std/tuple>
 
@@ -43,6 +48,9 @@
 #include <ufunc/core/transfer.hpp>
 #include <ufunc/ufuncs/builtins.hpp>
 #include <ufunc/vectorize.hpp>
+
+#include "sweep_common.hpp"
+#include "sweep_probe.hpp"
 
 namespace {
 
@@ -186,6 +194,7 @@ struct bench_config {
   bool quick = false;
   int percall_calls = 10000;
   int percall_samples = 7;
+  int reps_override = 0;  // --reps
 };
 
 class gpu_timer {
@@ -627,13 +636,339 @@ void print_table() {
   }
 }
 
+
+// ---------------------------------------------------------------------------------------------------------------
+// The size sweep (cuda_bench --sweep): the cases of bench/sweep_common.hpp on the GPU, float32 and float64,
+// 2^10..2^28 elements in steps of x4, in the sweep's raw format (case,dtype,size,impl,seconds,bytes). Impls:
+// ufunc_cuda (the built-in ufuncs with target cuda on device arrays, out= preallocated), cub (cub::DeviceTransform
+// for the elementwise contiguous cases, cub::DeviceReduce::Sum for the sum), memcpy_bound (cudaMemcpyAsync device
+// to device of n elements, case "copy"). call1024 is host time per allocating call on device arrays (cub: into a
+// preallocated output, and empty_kernel: an empty launch, the floor). gpu_peers.py --sweep measures CuPy and
+// PyTorch the same way; bench/run_all_gpu.sh merges both.
+
+namespace gpu_sweep {
+
+// The inputs of sweep_common.hpp, computed on the device with correctly rounded operations only (no fused
+// multiply-add), so that the host's sweep::value_a / value_b give the same bits for the checks.
+__device__ inline float mul_rn(float x, float y) { return __fmul_rn(x, y); }
+__device__ inline double mul_rn(double x, double y) { return __dmul_rn(x, y); }
+__device__ inline float add_rn(float x, float y) { return __fadd_rn(x, y); }
+__device__ inline double add_rn(double x, double y) { return __dadd_rn(x, y); }
+
+template <class T>
+__global__ void fill_sweep(T* a, std::int64_t na, T* b, std::int64_t nb) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < na;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    a[i] = add_rn(mul_rn(static_cast<T>(i % 1000), static_cast<T>(0.01)), static_cast<T>(-5));
+    if (i < nb) b[i] = mul_rn(static_cast<T>(i % 777), static_cast<T>(0.02));
+  }
+}
+
+template <class T>
+struct square_op {
+  __device__ T operator()(T x) const { return x * x; }
+};
+template <class T>
+struct sin_op {
+  __device__ T operator()(T x) const { return sin(x); }
+};
+template <class T>
+struct exp_op {
+  __device__ T operator()(T x) const { return exp(x); }
+};
+
+// exp for the ufunc rows when the library has no built-in one: vectorize over the device's exp.
+// The scalar overloads run on the device (and the host); the batch overload is the host's SIMD loop (xsimd::exp).
+// A template, so that a build with a built-in ufunc::exp, which never uses it, does not warn about it.
+template <class = void>
+struct exp_fn {
+  UFUNC_HOST_DEVICE float operator()(float x) const { return ::expf(x); }
+  UFUNC_HOST_DEVICE double operator()(double x) const { return ::exp(x); }
+  template <class B>
+    requires(!std::is_arithmetic_v<B>)
+  B operator()(const B& x) const {
+    using std::exp;
+    return exp(x);
+  }
+};
+
+template <class T>
+constexpr const char* dtype_name() {
+  return sizeof(T) == 4 ? "f32" : "f64";
+}
+
+// One input set: a2 (2n elements; a is its first n, the strided case reads every second one), b, c (n), s (the
+// sum's output), and their ufunc views.
+template <class T>
+struct sweep_set {
+  device_buffer<T> a2, b, c, s;
+  ufunc::array ua, ua2s, ub, uc, ucol, urow, uc2d, us;
+  sweep_set(std::int64_t n, std::int64_t r, cudaStream_t st) : a2(2 * n), b(n), c(n), s(1) {
+    fill_sweep<T><<<1024, 256, 0, st>>>(a2.ptr, 2 * n, b.ptr, n);
+    CUDA_CHECK(cudaGetLastError());
+    const auto dt = ufunc::dtype_of<T>;
+    ua = device_view(a2.ptr, dt, {n});
+    ua2s = device_view(a2.ptr, dt, {2 * n})[{ufunc::slice{std::nullopt, std::nullopt, 2}}];
+    ub = device_view(b.ptr, dt, {n});
+    uc = device_view(c.ptr, dt, {n});
+    ucol = device_view(a2.ptr, dt, {r, 1});
+    urow = device_view(b.ptr, dt, {1, r});
+    uc2d = device_view(c.ptr, dt, {r, r});
+    us = device_view(s.ptr, dt, {});
+  }
+};
+
+struct sweep_state {
+  context* ctx;
+  sweep::options opt;
+  int reps = 30, reps_large = 20, warmup = 5;
+};
+
+// Compares the device result (n elements) with want(i): all of it up to 2^22 elements, else the first and the
+// last 2^21 (a full host copy and reference at 2^28 would take longer than the case).
+template <class T, class Want>
+void check_device(const std::string& what, const T* dev, std::int64_t n, Want want, double tol, cudaStream_t s) {
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const std::int64_t part = std::int64_t{1} << 21;
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+  if (n <= 2 * part)
+    ranges = {{0, n}};
+  else
+    ranges = {{0, part}, {n - part, part}};
+  bool ok = true;
+  double worst = 0;
+  std::int64_t at = -1;
+  for (auto [first, len] : ranges) {
+    std::vector<T> got(static_cast<std::size_t>(len));
+    CUDA_CHECK(cudaMemcpy(got.data(), dev + first, static_cast<std::size_t>(len) * sizeof(T), cudaMemcpyDeviceToHost));
+    for (std::int64_t j = 0; j < len; ++j) {
+      const double w = static_cast<double>(want(first + j));
+      const double e = std::fabs(static_cast<double>(got[j]) - w) / std::max(1.0, std::fabs(w));
+      if (!(e <= worst)) {
+        worst = std::isnan(e) ? INFINITY : e;
+        at = first + j;
+      }
+    }
+  }
+  ok = worst <= tol;
+  std::printf("# check,%s,%s,max_rel_err=%g%s\n", what.c_str(), ok ? "ok" : "FAIL", worst,
+              ok ? "" : (" at " + std::to_string(at)).c_str());
+  if (!ok) {
+    ++g_failures;
+    std::fprintf(stderr, "CHECK FAILED: %s: max relative error %g at %lld\n", what.c_str(), worst,
+                 static_cast<long long>(at));
+  }
+  std::fflush(stdout);
+}
+
+template <class T>
+void run_sweep_size(sweep_state& st, std::int64_t n, sweep::progress& prog) {
+  auto& ctx = *st.ctx;
+  const auto s = ctx.stream;
+  const std::string dt = dtype_name<T>();
+  const auto r = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(n))));
+  const int nsets = input_sets(4 * n * static_cast<std::int64_t>(sizeof(T)), ctx.l2_bytes);
+  const int reps = n >= (std::int64_t{1} << 28) ? st.reps_large : st.reps;
+  std::vector<sweep_set<T>> sets;
+  sets.reserve(static_cast<std::size_t>(nsets));
+  for (int k = 0; k < nsets; ++k) sets.emplace_back(n, r, s);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const auto va = [](std::int64_t i) { return sweep::value_a<T>(i); };
+  const auto vb = [](std::int64_t i) { return sweep::value_b<T>(i); };
+
+  // Times enqueue(set) on the device (one call per rep, sets rotated), emits the row, checks set 0's result.
+  auto device_case = [&](const std::string& c, const std::string& impl, const std::function<void(sweep_set<T>&)>& call,
+                         const std::function<double(std::int64_t)>& want) {
+    const std::string what = c + " " + dt + " n=" + std::to_string(n) + " " + impl;
+    guarded(what, [&] {
+      poison(sets[0].c.ptr, sets[0].c.bytes(), s);
+      call(sets[0]);
+      if (want) check_device(what, sets[0].c.ptr, n, want, sweep::tolerance<T>(c), s);
+      const double us = ctx.timer->measure(what, st.warmup, reps, [&](int rep) { call(sets[rep % nsets]); });
+      sweep::emit(c, dt, n, impl, us * 1e-6, sweep::bytes_moved(c, n, sizeof(T)));
+    });
+  };
+  auto opts_for = [&](const ufunc::array& out) { return cuda_options(s, {out}); };
+
+  prog.step(dt, n, "copy");
+  guarded("copy " + dt, [&] {
+    const double us = ctx.timer->measure("copy", st.warmup, reps, [&](int rep) {
+      auto& set = sets[rep % nsets];
+      CUDA_CHECK(cudaMemcpyAsync(set.c.ptr, set.a2.ptr, set.c.bytes(), cudaMemcpyDeviceToDevice, s));
+    });
+    sweep::emit("copy", dt, n, "memcpy_bound", us * 1e-6, sweep::bytes_moved("copy", n, sizeof(T)));
+  });
+
+  for (const auto& c : st.opt.cases) {
+    if (c == "call1024") continue;
+    prog.step(dt, n, c);
+    if (c == "add") {
+      device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::add(x.ua, x.ub, opts_for(x.uc)); },
+                  [&](std::int64_t i) { return static_cast<double>(va(i) + vb(i)); });
+      device_case(c, "cub", [&](sweep_set<T>& x) {
+        CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr, x.b.ptr), x.c.ptr, n, add_op<T>{}, s));
+      }, [&](std::int64_t i) { return static_cast<double>(va(i) + vb(i)); });
+    } else if (c == "square") {
+      device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::square(x.ua, opts_for(x.uc)); },
+                  [&](std::int64_t i) { return static_cast<double>(va(i) * va(i)); });
+      device_case(c, "cub", [&](sweep_set<T>& x) {
+        CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr), x.c.ptr, n, square_op<T>{}, s));
+      }, [&](std::int64_t i) { return static_cast<double>(va(i) * va(i)); });
+    } else if (c == "sin") {
+      auto want = [&](std::int64_t i) { return static_cast<double>(std::sin(va(i))); };
+      device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::sin(x.ua, opts_for(x.uc)); }, want);
+      device_case(c, "cub", [&](sweep_set<T>& x) {
+        CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr), x.c.ptr, n, sin_op<T>{}, s));
+      }, want);
+    } else if (c == "exp") {
+      auto want = [&](std::int64_t i) { return static_cast<double>(std::exp(va(i))); };
+      if constexpr (!sweep::is_absent<decltype(ufunc::exp)>) {
+        device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::exp(x.ua, opts_for(x.uc)); }, want);
+      } else {
+        const auto vexp = ufunc::vectorize<T(T), ufunc::target::cuda>(exp_fn<>{}, "sweep_exp");
+        device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) {
+          (void)vexp(ufunc::array_t<T>(x.ua), ufunc::call_options{.out = {x.uc}, .stream = {s}});
+        }, want);
+      }
+      device_case(c, "cub", [&](sweep_set<T>& x) {
+        CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr), x.c.ptr, n, exp_op<T>{}, s));
+      }, want);
+    } else if (c == "bcast") {
+      if (r * r != n) continue;
+      device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::add(x.ucol, x.urow, opts_for(x.uc2d)); },
+                  [&](std::int64_t i) { return static_cast<double>(va(i / r) + vb(i % r)); });
+    } else if (c == "strided") {
+      device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::add(x.ua2s, x.ub, opts_for(x.uc)); },
+                  [&](std::int64_t i) { return static_cast<double>(va(2 * i) + vb(i)); });
+    } else if (c == "sum") {
+      // The reference once per size: a compensated (Kahan) double sum of the formula (the device data has the same
+      // bits). No long double here: nvcc warns that device code treats it as double.
+      double ref = 0, comp = 0, abs_ref = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double y = static_cast<double>(va(i)) - comp, t = ref + y;
+        comp = (t - ref) - y;
+        ref = t;
+        abs_ref += std::fabs(static_cast<double>(va(i)));
+      }
+      auto sum_case = [&](const std::string& impl, const std::function<void(sweep_set<T>&)>& call) {
+        const std::string what = "sum " + dt + " n=" + std::to_string(n) + " " + impl;
+        guarded(what, [&] {
+          poison(sets[0].s.ptr, sizeof(T), s);
+          try {
+            call(sets[0]);
+          } catch (const ufunc::target_error& e) {  // a reduce the library does not run on the GPU: not a failure
+            std::printf("# skip,%s: %s\n", what.c_str(), e.what());
+            return;
+          }
+          T got{};
+          CUDA_CHECK(cudaStreamSynchronize(s));
+          CUDA_CHECK(cudaMemcpy(&got, sets[0].s.ptr, sizeof(T), cudaMemcpyDeviceToHost));
+          const double err = std::fabs(static_cast<double>(got) - ref) / std::max(1.0, abs_ref);
+          const bool ok = err <= sweep::tolerance<T>("sum");
+          std::printf("# check,%s,%s,rel_err_vs_sum_abs=%g\n", what.c_str(), ok ? "ok" : "FAIL", err);
+          g_failures += !ok;
+          const double us = ctx.timer->measure(what, st.warmup, reps, [&](int rep) { call(sets[rep % nsets]); });
+          sweep::emit("sum", dt, n, impl, us * 1e-6, sweep::bytes_moved("sum", n, sizeof(T)));
+        });
+      };
+      using add_type = std::remove_cvref_t<decltype(ufunc::add)>;
+      if constexpr (sweep::has_reduce_target<add_type, ufunc::array_t<T>>) {
+        sum_case("ufunc_cuda", [&](sweep_set<T>& x) {
+          // array_t<T>: an operand whose type depends on T, so that this call is compiled only where the probe
+          // found reduce.
+          const auto res = sweep::reduce_on(ufunc::add, ufunc::array_t<T>(x.ua), ufunc::target_id::cuda,
+                                            ufunc::stream_ref{s});
+          if constexpr (requires { res.data(); }) {  // a device 0-d array: copy it into s (stream-ordered)
+            CUDA_CHECK(cudaMemcpyAsync(x.s.ptr, res.data(), sizeof(T), cudaMemcpyDeviceToDevice, s));
+          } else {
+            const T v = static_cast<T>(res);
+            CUDA_CHECK(cudaMemcpyAsync(x.s.ptr, &v, sizeof(T), cudaMemcpyHostToDevice, s));
+            CUDA_CHECK(cudaStreamSynchronize(s));
+          }
+        });
+      } else {
+        static bool said = false;
+        if (!said) std::printf("# skip,sum: ufunc::add.reduce(a, {.target}) is not in this build; no ufunc_cuda rows\n");
+        said = true;
+      }
+      // cub::DeviceReduce::Sum with its temporary storage allocated once, outside the timing.
+      std::size_t temp_bytes = 0;
+      CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, sets[0].a2.ptr, sets[0].s.ptr, n, s));
+      device_buffer<unsigned char> temp(static_cast<std::int64_t>(std::max<std::size_t>(temp_bytes, 1)));
+      sum_case("cub", [&](sweep_set<T>& x) {
+        CUDA_CHECK(cub::DeviceReduce::Sum(temp.ptr, temp_bytes, x.a2.ptr, x.s.ptr, n, s));
+      });
+    } else {
+      std::printf("# skip,unknown case '%s'\n", c.c_str());
+    }
+  }
+  CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+// 1024 elements, host time per call (back-to-back calls, one synchronization at the end).
+template <class T>
+void run_sweep_call1024(sweep_state& st) {
+  auto& ctx = *st.ctx;
+  const auto s = ctx.stream;
+  const std::int64_t n = 1024;
+  const std::string dt = dtype_name<T>();
+  sweep_set<T> x(n, 32, s);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const auto bytes = sweep::bytes_moved("call1024", n, sizeof(T));
+  guarded("call1024 ufunc", [&] {
+    const auto opts = cuda_options(s);
+    sweep::emit("call1024", dt, n, "ufunc_cuda",
+                measure_host_per_call(ctx.cfg, s, [&] { (void)ufunc::add(x.ua, x.ub, opts); }) * 1e-6, bytes);
+  });
+  sweep::emit("call1024", dt, n, "cub", measure_host_per_call(ctx.cfg, s, [&] {
+                CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr, x.b.ptr), x.c.ptr, n,
+                                                           add_op<T>{}, s));
+              }) * 1e-6,
+              bytes);
+  const double t = measure_host_per_call(ctx.cfg, s, [&] { empty_kernel<<<4, 256, 0, s>>>(); });
+  CUDA_CHECK(cudaGetLastError());
+  sweep::emit("call1024", dt, n, "empty_kernel", t * 1e-6, bytes);
+}
+
+int run_sweep(context& ctx, const sweep::options& opt) {
+  sweep_state st{&ctx, opt};
+  if (ctx.cfg.quick) st.reps = 10, st.reps_large = 5, st.warmup = 2;
+  if (ctx.cfg.reps_override > 0) st.reps = st.reps_large = ctx.cfg.reps_override;
+  std::printf("# meta,ufunc_cuda_timing,CUDA events around one call; median of %d reps (%d at 2^28) after %d warm-up; "
+              "stream held until enqueued\n", st.reps, st.reps_large, st.warmup);
+  if constexpr (sweep::is_absent<decltype(ufunc::exp)>)
+    std::printf("# note,exp: the library has no built-in ufunc::exp; ufunc_cuda rows are ufunc::vectorize over the "
+                "device exp\n");
+  sweep::progress prog("cuda_bench --sweep", opt);
+  for (const auto& dt : opt.dtypes) {
+    for (auto n : opt.sizes()) {
+      if (dt == "f32") run_sweep_size<float>(st, n, prog);
+      if (dt == "f64") run_sweep_size<double>(st, n, prog);
+    }
+    if (opt.wants_case("call1024")) {
+      prog.step(dt, 1024, "call1024");
+      if (dt == "f32") run_sweep_call1024<float>(st);
+      if (dt == "f64") run_sweep_call1024<double>(st);
+    }
+  }
+  prog.finish();
+  return g_failures == 0 ? 0 : 1;
+}
+
+}  // namespace gpu_sweep
+
 }  // namespace
 
 int main(int argc, char** argv) {
   context ctx{};
+  bool sweep_mode = false;
+  sweep::options sweep_opt;
+  sweep_opt.max_log2 = 28;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--quick") {
+    if (arg == "--sweep") {
+      sweep_mode = true;
+    } else if (arg == "--quick") {
       ctx.cfg.quick = true;
       ctx.cfg.reps = 10;
       ctx.cfg.reps_large = 5;
@@ -641,9 +976,10 @@ int main(int argc, char** argv) {
       ctx.cfg.percall_calls = 2000;
       ctx.cfg.percall_samples = 3;
     } else if (arg == "--reps" && i + 1 < argc) {
-      ctx.cfg.reps = ctx.cfg.reps_large = std::max(1, std::atoi(argv[++i]));
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--reps N]\n", argv[0]);
+      ctx.cfg.reps = ctx.cfg.reps_large = ctx.cfg.reps_override = std::max(1, std::atoi(argv[++i]));
+    } else if (!sweep::parse_common(sweep_opt, argc, argv, i)) {
+      std::fprintf(stderr, "usage: %s [--quick] [--reps N]\n       %s --sweep [--quick] [--reps N] %s\n", argv[0],
+                   argv[0], sweep::usage_common());
       return 2;
     }
   }
@@ -676,6 +1012,18 @@ int main(int argc, char** argv) {
   ctx.timer = &timer;
   ctx.l2_bytes = l2;
 
+  if (sweep_mode) {
+    std::printf("# meta,gpu,%s (sm_%d%d; %d SMs; L2 %d MiB; %.0f GiB)\n", prop.name, prop.major, prop.minor,
+                prop.multiProcessorCount, l2 >> 20, static_cast<double>(prop.totalGlobalMem) / (1 << 30));
+    std::printf("# meta,cuda_runtime,%d.%d (driver %d.%d)\n", runtime / 1000, runtime % 1000 / 10, driver / 1000,
+                driver % 1000 / 10);
+    std::printf("# meta,compiler,nvcc %d.%d with host compiler g++ %s\n", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__,
+                __VERSION__);
+    const int rc = gpu_sweep::run_sweep(ctx, sweep_opt);
+    ufunc::backends::cuda::set_current_stream({});
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    return rc;
+  }
   api_note(stream);
   const std::vector<int> f32_exps = ctx.cfg.quick ? std::vector<int>{20, 24} : std::vector<int>{20, 24, 28};
   for (int e : f32_exps) add_case<float>(ctx, "f32", std::int64_t{1} << e, /*with_alloc=*/true);

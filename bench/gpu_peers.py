@@ -2,6 +2,9 @@
 """The cases of cuda_bench.cu, measured with CuPy, PyTorch and Numba CUDA.
 
     python3 gpu_peers.py [--quick] [--reps N] [--skip cupy,torch,numba]
+    python3 gpu_peers.py --sweep [--quick] [--reps N] [--min-log2 K] [--max-log2 K] [--cases ...] [--dtypes ...]
+
+--sweep measures the size sweep of bench/run_all_gpu.sh instead (class Sweep below; bench/README.md).
 
 Same data (the same formulas), same statistic, same output as cuda_bench: '#' lines are notes and result checks,
 every measurement is one CSV line
@@ -17,6 +20,7 @@ Sizes that fit in L2 rotate over enough input sets to stream >= 4x the L2 betwee
 """
 
 import argparse
+import math
 import statistics
 import sys
 import time
@@ -442,13 +446,243 @@ class Cases:
         self.release()
 
 
+# ---------------------------------------------------------------------------------------------------------------------
+# The size sweep (--sweep): the cases of bench/sweep_common.hpp with CuPy and PyTorch, float32 and float64,
+# 2^10..2^28 elements in steps of x4, in the sweep's raw format (case,dtype,size,impl,seconds,bytes), as
+# cuda_bench --sweep does for ufunc and cub. Impls: cupy, torch. Timing as above (CUDA events around one call,
+# stream held until enqueued, input sets rotated below 4x the L2); call1024 is host time per allocating call.
+
+SWEEP_CASES = ["add", "square", "sin", "exp", "bcast", "strided", "sum", "call1024"]
+SWEEP_DTYPES = {"f32": np.float32, "f64": np.float64}
+
+
+def sweep_bytes(case, n, itemsize):
+    if case in ("add", "strided", "call1024"):
+        return 3 * n * itemsize
+    if case in ("square", "sin", "exp", "copy"):
+        return 2 * n * itemsize
+    if case == "bcast":
+        return (n + 2 * round(n ** 0.5)) * itemsize
+    if case == "sum":
+        return n * itemsize
+    return 0
+
+
+def sweep_value_a(i, t):
+    # sweep_common.hpp's value_a: each step correctly rounded in t (CuPy runs them as separate kernels).
+    return (i % 1000).astype(t) * t(0.01) - t(5)
+
+
+def sweep_value_b(i, t):
+    return (i % 777).astype(t) * t(0.02)
+
+
+def sweep_tolerance(case, t):
+    f32 = t == np.float32
+    if case in ("sin", "exp"):
+        return 4e-6 if f32 else 1e-13
+    if case == "sum":
+        return 1e-3 if f32 else 1e-9
+    return 0.0
+
+
+class Sweep(Cases):
+    def __init__(self, args):
+        super().__init__(args)
+        self.progress_start = time.perf_counter()
+        note(f"meta,python,{sys.version.split()[0]}")
+        note(f"meta,numpy,{np.__version__}")
+        note(f"meta,cupy,{self.cp.__version__}")
+        if self.torch is not None:
+            note(f"meta,torch,{self.torch.__version__} (CUDA {self.torch.version.cuda})")
+        note(f"meta,peers_timing,CUDA events around one call; median of {self.reps} reps ({self.reps_large} at "
+             f"2^28) after {self.warmup} warm-up; stream held until enqueued")
+
+    def progress(self, dt, n, what):
+        if self.args.progress:
+            print(f"[gpu_peers --sweep {time.perf_counter() - self.progress_start:5.0f}s] {dt} "
+                  f"2^{n.bit_length() - 1} {what}", file=sys.stderr, flush=True)
+
+    def check_rel(self, what, got_dev, want_fn, n, tol):
+        """Relative error of got (device, n elements) against want_fn(indices) (host): all of it up to 2^22
+        elements, else the first and the last 2^21."""
+        global failures
+        cp = self.cp
+        self.stream.synchronize()
+        if self.torch is not None and isinstance(got_dev, self.torch.Tensor):
+            self.torch.cuda.synchronize()
+            got_dev = cp.asarray(got_dev)
+        flat = got_dev.reshape(-1)
+        part = 1 << 21
+        ranges = [(0, n)] if n <= 2 * part else [(0, part), (n - part, part)]
+        worst = 0.0
+        for first, length in ranges:
+            idx = np.arange(first, first + length, dtype=np.int64)
+            got = cp.asnumpy(flat[first:first + length]).astype(np.float64)
+            want = np.asarray(want_fn(idx), dtype=np.float64)
+            with np.errstate(invalid="ignore"):
+                err = np.abs(got - want) / np.maximum(1.0, np.abs(want))
+            worst = max(worst, math.inf if np.isnan(err).any() else float(err.max()))
+        ok = worst <= tol
+        note(f"check,{what},{'ok' if ok else 'FAIL'},max_rel_err={worst:g}")
+        if not ok:
+            failures += 1
+
+    def run(self):
+        a = self.args
+        sizes = [1 << k for k in range(a.min_log2, a.max_log2 + 1, 2)]
+        for dt in a.dtypes:
+            t = SWEEP_DTYPES[dt]
+            for n in sizes:
+                self.run_size(dt, t, n)
+            if "call1024" in a.cases:
+                self.progress(dt, 1024, "call1024")
+                self.run_call1024(dt, t)
+
+    def run_size(self, dt, t, n):
+        cp = self.cp
+        itemsize = np.dtype(t).itemsize
+        r = round(n ** 0.5)
+        nsets = input_sets(4 * n * itemsize, self.l2)
+        reps = self.reps_large if n >= 1 << 28 else self.reps
+        sets = []
+        with self.stream:
+            for _ in range(nsets):
+                a2 = sweep_value_a(cp.arange(2 * n, dtype=cp.int64), t)
+                b = sweep_value_b(cp.arange(n, dtype=cp.int64), t)
+                c = cp.empty(n, dtype=t)
+                s = cp.empty((), dtype=t)
+                sets.append(dict(a=a2[:n], a2s=a2[::2], b=b, c=c, s=s, col=a2[:r].reshape(r, 1),
+                                 row=b[:r].reshape(1, r), c2d=c.reshape(r, r)))
+        self.stream.synchronize()
+        va = lambda i: sweep_value_a(i, t)  # noqa: E731
+        vb = lambda i: sweep_value_b(i, t)  # noqa: E731
+        wants = {
+            "add": lambda i: va(i).astype(t) + vb(i),
+            "square": lambda i: va(i) * va(i),
+            "sin": lambda i: np.sin(va(i).astype(np.float64)) if t == np.float32 else np.sin(va(i)),
+            "exp": lambda i: np.exp(va(i).astype(np.float64)) if t == np.float32 else np.exp(va(i)),
+            "bcast": lambda i: va(i // r) + vb(i % r),
+            "strided": lambda i: va(2 * i) + vb(i),
+        }
+        libs = []
+        if self.use_cupy:
+            libs.append(("cupy", {
+                "add": lambda x: cp.add(x["a"], x["b"], out=x["c"]),
+                "square": lambda x: cp.square(x["a"], out=x["c"]),
+                "sin": lambda x: cp.sin(x["a"], out=x["c"]),
+                "exp": lambda x: cp.exp(x["a"], out=x["c"]),
+                "bcast": lambda x: cp.add(x["col"], x["row"], out=x["c2d"]),
+                "strided": lambda x: cp.add(x["a2s"], x["b"], out=x["c"]),
+                "sum": lambda x: cp.sum(x["a"], out=x["s"]),
+            }, lambda x: x))
+        if self.torch is not None:
+            torch = self.torch
+            tsets = [{k: self.torch_of(v) for k, v in x.items()} for x in sets]
+            libs.append(("torch", {
+                "add": lambda x: torch.add(x["a"], x["b"], out=x["c"]),
+                "square": lambda x: torch.square(x["a"], out=x["c"]),
+                "sin": lambda x: torch.sin(x["a"], out=x["c"]),
+                "exp": lambda x: torch.exp(x["a"], out=x["c"]),
+                "bcast": lambda x: torch.add(x["col"], x["row"], out=x["c2d"]),
+                "strided": lambda x: torch.add(x["a2s"], x["b"], out=x["c"]),
+                "sum": lambda x: torch.sum(x["a"], dim=0, out=x["s"]),
+            }, None))
+        for case in self.args.cases:
+            if case == "call1024" or (case == "bcast" and r * r != n):
+                continue
+            self.progress(dt, n, case)
+            if case == "sum":
+                a0 = sets[0]["a"]
+                want_sum = float(cp.sum(a0, dtype=cp.float64))
+                abs_sum = float(cp.sum(cp.abs(a0.astype(cp.float64))))
+            for impl, ops, _ in libs:
+                if case not in ops:
+                    continue
+                xs = tsets if impl == "torch" else sets
+                op = ops[case]
+                what = f"{case} {dt} n={n} {impl}"
+
+                def body():
+                    with self.stream:
+                        sets[0]["c"].fill(np.nan)
+                        sets[0]["s"].fill(np.nan)
+                    self.stream.synchronize()
+                    if impl == "torch":
+                        with torch.cuda.stream(self.torch_stream):
+                            op(xs[0])
+                    else:
+                        with self.stream:
+                            op(xs[0])
+                    if case == "sum":
+                        self.stream.synchronize()
+                        if impl == "torch":
+                            torch.cuda.synchronize()
+                        got = float(cp.asnumpy(sets[0]["s"]))
+                        err = abs(got - want_sum) / max(1.0, abs_sum)
+                        ok = err <= sweep_tolerance(case, t)
+                        note(f"check,{what},{'ok' if ok else 'FAIL'},rel_err_vs_sum_abs={err:g}")
+                        if not ok:
+                            global failures
+                            failures += 1
+                    else:
+                        self.check_rel(what, sets[0]["c"], wants[case], n, sweep_tolerance(case, t))
+                    if impl == "torch":
+                        us = self.measure(what, reps, lambda rep: op(xs[rep % nsets]))
+                    else:
+                        with self.stream:
+                            us = self.measure(what, reps, lambda rep: op(xs[rep % nsets]))
+                    print(f"{case},{dt},{n},{impl},{us * 1e-6:.9g},{sweep_bytes(case, n, np.dtype(t).itemsize)}",
+                          flush=True)
+                self.run_guarded(what, body)
+        del sets
+        if self.torch is not None:
+            del tsets
+        self.release()
+
+    def run_call1024(self, dt, t):
+        cp = self.cp
+        n = 1024
+        with self.stream:
+            a = sweep_value_a(cp.arange(n, dtype=cp.int64), t)
+            b = sweep_value_b(cp.arange(n, dtype=cp.int64), t)
+        self.stream.synchronize()
+        sync = self.stream.synchronize
+        nbytes = sweep_bytes("call1024", n, np.dtype(t).itemsize)
+        if self.use_cupy:
+            def cupy_call():
+                with self.stream:
+                    us = host_per_call(sync, lambda: a + b, self.percall_calls, self.percall_samples)
+                print(f"call1024,{dt},{n},cupy,{us * 1e-6:.9g},{nbytes}", flush=True)
+            self.run_guarded("call1024 cupy", cupy_call)
+        if self.torch is not None:
+            torch = self.torch
+            ta, tb = self.torch_of(a), self.torch_of(b)
+
+            def torch_call():
+                with torch.cuda.stream(self.torch_stream):
+                    us = host_per_call(sync, lambda: ta + tb, self.percall_calls, self.percall_samples)
+                print(f"call1024,{dt},{n},torch,{us * 1e-6:.9g},{nbytes}", flush=True)
+            self.run_guarded("call1024 torch", torch_call)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer reps and no 2^28 cases (a smoke test)")
     parser.add_argument("--reps", type=int, default=0, help="timed reps per case (default 30, 20 at 2^28)")
     parser.add_argument("--skip", default="", help="comma-separated peers to leave out: cupy,torch,numba")
+    parser.add_argument("--sweep", action="store_true", help="the size sweep of bench/run_all_gpu.sh instead")
+    parser.add_argument("--min-log2", type=int, default=10, help="--sweep: smallest size 2^K (10)")
+    parser.add_argument("--max-log2", type=int, default=28, help="--sweep: largest size 2^K (28)")
+    parser.add_argument("--cases", default=",".join(SWEEP_CASES), help="--sweep: cases to run")
+    parser.add_argument("--dtypes", default="f32,f64", help="--sweep: f32,f64")
+    parser.add_argument("--no-progress", dest="progress", action="store_false", help="--sweep: no stderr lines")
     args = parser.parse_args()
     args.skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    args.cases = [c for c in args.cases.split(",") if c]
+    args.dtypes = [d for d in args.dtypes.split(",") if d in SWEEP_DTYPES]
+    if args.sweep:
+        args.skip.add("numba")  # Numba CUDA is not a peer of the sweep
 
     try:
         import cupy  # noqa: F401
@@ -456,6 +690,11 @@ def main():
         # CuPy provides the streams, events and the stream-holding kernel for every peer.
         note(f"skip,all peers: CuPy is needed for timing and could not be imported: {type(e).__name__}: {e}")
         return 1
+    if args.sweep:
+        sw = Sweep(args)
+        sw.run()
+        note("all checks passed" if failures == 0 else f"{failures} check(s) or case(s) FAILED")
+        return 0 if failures == 0 else 1
     note("columns,case,impl,n,bytes_moved,median_us,GBps")
     c = Cases(args)
     note(f"timing,device cases: median of {c.reps} reps ({c.reps_large} at 2^28) after {c.warmup} warm-up, one call "

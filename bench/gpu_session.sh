@@ -2,10 +2,14 @@
 # One session on a GPU machine (H100/H200, 16 cores): configure the 'all' build
 # (cuda + tbb), build, run every test (the CUDA tests included), compute-sanitizer,
 # then the benchmarks whose scripts exist. Logs go to $OUT (or build/gpu).
+# Step "sweep" (part of "all") runs bench/run_all_gpu.sh, the size sweep against CuPy, PyTorch and cub, into
+# $OUT/sweep/gpu.csv; step "sweep-cpu" (not part of "all") runs bench/run_all_cpu.sh on this host's CPUs into
+# $OUT/sweep/cpu.csv (extra arguments: SWEEP_ARGS, SWEEP_CPU_ARGS). Plot them afterwards on a machine with
+# matplotlib: python3 bench/plot.py $OUT/sweep/*.csv
 #
 # The machine has no package registry: xsimd, doctest and oneTBB come from a prefix
 # copied from a Debian 12 machine (UFUNC_DEVICE_PREFIX, default .device/prefix).
-#   bash bench/gpu_session.sh [build|test|sanitize|bench|all]...
+#   bash bench/gpu_session.sh [build|test|sanitize|bench|sweep|sweep-cpu|all]...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 prefix=$(realpath "${UFUNC_DEVICE_PREFIX:-.device/prefix}")
@@ -63,7 +67,17 @@ if step bench; then
   fi
 fi
 
+if step sweep; then
+  BUILD_DIR=$build bash bench/run_all_gpu.sh --no-plots --machine "${SWEEP_MACHINE:-gpu}" --out "$out/sweep" \
+    ${SWEEP_ARGS:-} 2>&1 | tee "$out/sweep_gpu.log" | grep -v '^\[' | tail -45
+fi
+if [[ " $steps " == *" sweep-cpu "* ]]; then
+  bash bench/run_all_cpu.sh --no-install --no-plots --build-dir $build --machine "${SWEEP_MACHINE:-gpu}" \
+    --out "$out/sweep" ${SWEEP_CPU_ARGS:-} 2>&1 | tee "$out/sweep_cpu.log" | grep -v '^\[' | tail -30
+fi
+
 # The device tool returns at most 8 files: keep the summaries, pack every log.
 tar -C "$out" -czf "$out/logs.tar.gz" --exclude=logs.tar.gz . 2>/dev/null
 find "$out" -maxdepth 2 -type f ! -name logs.tar.gz ! -name machine.txt ! -name gpu_bench.csv ! -name parallel_bench.csv \
+  ! -name gpu.csv ! -name cpu.csv \
   ! -name ctest.log ! -name cuda_tests.log -delete

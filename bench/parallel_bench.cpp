@@ -34,6 +34,7 @@
 #include <tbb/task_arena.h>
 
 #include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/ufunc.hpp>
 
 namespace {
@@ -50,7 +51,17 @@ struct options {
 
 // Sizes of the small-array cases: the issue's, plus 32768 (the default grain, the
 // largest call that stays on the calling thread) and 131072, to place the crossover.
-constexpr std::int64_t small_sizes[] = {256, 1024, 4096, 16384, 32768, 65536, 131072, 262144};
+// 524288 and 1048576 place the inline threshold on many cores (4 grains by default).
+constexpr std::int64_t small_sizes[] = {256, 1024, 4096, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
+
+// Runs f with ufunc's streaming stores turned off (the A/B of the "_nostream" rows).
+template <class F>
+void without_streaming(F&& f) {
+  const std::int64_t saved = ufunc::detail::streaming_threshold();
+  ufunc::detail::set_streaming_threshold(0);
+  f();
+  ufunc::detail::set_streaming_threshold(saved);
+}
 
 struct row {
   std::string case_name, impl;
@@ -217,10 +228,14 @@ void run_large(const options& opt, const std::vector<int>& threads) {
   // The serial backend, once: it does not depend on the thread setting.
   std::printf("# serial reference (target cpu)\n");
   auto ms = time_ms_interleaved(
-      {[&] { ufunc::add(a, b, {.out = {c}, .target = cpu}); }, [&] { ufunc::sin(a, {.out = {c}, .target = cpu}); }},
+      {[&] { ufunc::add(a, b, {.out = {c}, .target = cpu}); }, [&] { ufunc::sin(a, {.out = {c}, .target = cpu}); },
+       [&] { without_streaming([&] { ufunc::add(a, b, {.out = {c}, .target = cpu}); }); },
+       [&] { without_streaming([&] { ufunc::sin(a, {.out = {c}, .target = cpu}); }); }},
       opt.samples, opt.warmup);
   emit("add_f32", "ufunc_cpu_out", 1, n, ms[0], add_bytes);
   emit("sin_f32", "ufunc_cpu_out", 1, n, ms[1], n_elems);
+  emit("add_f32", "ufunc_cpu_out_nostream", 1, n, ms[2], add_bytes);
+  emit("sin_f32", "ufunc_cpu_out_nostream", 1, n, ms[3], n_elems);
   // Allocating calls on their own: each one maps and faults in a fresh output,
   // which would disturb whatever ran next to it.
   emit("add_f32", "ufunc_cpu_alloc", 1, n,
@@ -247,8 +262,15 @@ void run_large(const options& opt, const std::vector<int>& threads) {
     };
 #if defined(BENCH_HAVE_STREAM_STORES)
     group.push_back([&] { parallel_stream_copy(arena, ps, pd, copy_n); });
+#else
+    group.push_back([] {});
 #endif
+    // The same calls with ordinary stores (streaming stores off): the A/B of streaming.
+    group.push_back([&] { without_streaming([&] { ufunc::add(a, b, {.out = {c}, .target = par}); }); });
+    group.push_back([&] { without_streaming([&] { ufunc::sin(a, {.out = {c}, .target = par}); }); });
     ms = time_ms_interleaved(group, opt.samples, opt.warmup);
+    emit("add_f32", "ufunc_parallel_out_nostream", t, n, ms[5], add_bytes);
+    emit("sin_f32", "ufunc_parallel_out_nostream", t, n, ms[6], n_elems);
     emit("copy_f32", "memcpy_tbb", t, n, ms[0], add_bytes);
 #if defined(BENCH_HAVE_STREAM_STORES)
     emit("copy_f32", "stream_copy_tbb", t, n, ms[4], add_bytes);
@@ -271,11 +293,17 @@ void run_small(const options& opt) {
   struct impl {
     const char* name;
     ufunc::target_id target;
+    std::int64_t threshold;  // parallel::set_threshold during its calls (0: the default)
   };
-  const impl impls[] = {{"ufunc_cpu_out", ufunc::target_id::cpu},
-                        {"ufunc_parallel_out", ufunc::target_id::parallel},
-                        {"ufunc_automatic_out", ufunc::target_id::automatic}};
-  constexpr int nimpl = 3;
+  // "split1": the parallel target splitting every call of more than one grain (the
+  // behaviour before the inline threshold), to see where splitting starts to pay.
+  const impl impls[] = {{"ufunc_cpu_out", ufunc::target_id::cpu, 0},
+                        {"ufunc_parallel_out", ufunc::target_id::parallel, 0},
+                        {"ufunc_automatic_out", ufunc::target_id::automatic, 0},
+                        {"ufunc_parallel_split1_out", ufunc::target_id::parallel,
+                         ufunc::backends::parallel::grain()}};
+  constexpr int nimpl = 4;
+  const std::int64_t base_threshold = ufunc::backends::parallel::threshold();
   const int all_threads = tbb::this_task_arena::max_concurrency();
   for (std::int64_t n : small_sizes) {
     auto a = ufunc::empty<float>({n}), b = ufunc::empty<float>({n}), c = ufunc::zeros<float>({n});
@@ -297,6 +325,7 @@ void run_small(const options& opt) {
     for (int s = 0; s < opt.small_samples; ++s) {
       for (int k = 0; k < nimpl; ++k) {
         const int which = (s + k) % nimpl;  // rotate who goes first
+        ufunc::backends::parallel::set_threshold(impls[which].threshold ? impls[which].threshold : base_threshold);
         // A few untimed calls first, so that each batch starts in the state its own
         // target leaves the machine in (TBB workers awake or asleep), not the previous one's.
         for (int i = 0; i < std::max(2, calls / 8); ++i) ufunc::add(a, b, {.out = {c}, .target = impls[which].target});
@@ -310,6 +339,7 @@ void run_small(const options& opt) {
       emit("add_f32_small", impls[k].name, threads, n, median(per_call[k]), 3.0 * n * sizeof(float));
     }
   }
+  ufunc::backends::parallel::set_threshold(base_threshold);
 }
 
 const row* find(const std::string& case_name, const std::string& impl, int threads, std::int64_t n = -1) {
@@ -344,20 +374,24 @@ void print_table(const std::vector<int>& threads) {
                  sin_cpu ? so->rate / sin_cpu->rate : 0.0);
   }
   std::fprintf(stderr, "\nSmall arrays: add f32 out=, ns per call (median); parallel/cpu above 1 is slower.\n");
-  std::fprintf(stderr, "%-8s %12s %12s %12s %12s %12s\n", "n", "cpu", "parallel", "automatic", "par/cpu", "auto/cpu");
+  std::fprintf(stderr, "%-8s %12s %12s %12s %12s %12s %14s\n", "n", "cpu", "parallel", "automatic", "par/cpu", "auto/cpu",
+               "split1/cpu");
   for (std::int64_t n : small_sizes) {
     const row* c = nullptr;
     const row* p = nullptr;
     const row* au = nullptr;
+    const row* s1 = nullptr;
     for (const auto& r : g_rows) {
       if (r.case_name != "add_f32_small" || r.n != n) continue;
       if (r.impl == "ufunc_cpu_out") c = &r;
       if (r.impl == "ufunc_parallel_out") p = &r;
       if (r.impl == "ufunc_automatic_out") au = &r;
+      if (r.impl == "ufunc_parallel_split1_out") s1 = &r;
     }
     if (!c || !p || !au) continue;
-    std::fprintf(stderr, "%-8lld %12.1f %12.1f %12.1f %12.3f %12.3f\n", static_cast<long long>(n), c->median_ms * 1e6,
-                 p->median_ms * 1e6, au->median_ms * 1e6, p->median_ms / c->median_ms, au->median_ms / c->median_ms);
+    std::fprintf(stderr, "%-8lld %12.1f %12.1f %12.1f %12.3f %12.3f %14.3f\n", static_cast<long long>(n),
+                 c->median_ms * 1e6, p->median_ms * 1e6, au->median_ms * 1e6, p->median_ms / c->median_ms,
+                 au->median_ms / c->median_ms, s1 ? s1->median_ms / c->median_ms : 0.0);
   }
 }
 
@@ -417,9 +451,13 @@ int main(int argc, char** argv) {
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<int> threads, skipped;
   for (int t : opt.threads) (t <= 2 * hw ? threads : skipped).push_back(t);
-  std::printf("# simd_arch=%s hardware_concurrency=%d tbb_max_concurrency=%d grain=%lld samples=%d warmup=%d\n",
-              std::string(ufunc::simd_arch()).c_str(), hw, tbb::this_task_arena::max_concurrency(),
-              static_cast<long long>(ufunc::backends::parallel::grain()), opt.samples, opt.warmup);
+  std::printf(
+      "# simd_arch=%s hardware_concurrency=%d tbb_max_concurrency=%d grain=%lld threshold=%lld streaming_bytes=%lld "
+      "samples=%d warmup=%d\n",
+      std::string(ufunc::simd_arch()).c_str(), hw, tbb::this_task_arena::max_concurrency(),
+      static_cast<long long>(ufunc::backends::parallel::grain()),
+      static_cast<long long>(ufunc::backends::parallel::threshold()),
+      static_cast<long long>(ufunc::detail::streaming_threshold()), opt.samples, opt.warmup);
   std::printf("# threads run:");
   for (int t : threads) std::printf(" %d", t);
   std::printf("; skipped (more than 2x hardware_concurrency=%d):", hw);

@@ -169,7 +169,7 @@ def layer():
 
 def get(case, impl, t, n=None):
     for (c, i, tt, nn), v in rows.items():
-        if c == case and i == impl and tt == t and (n is None or nn == n):
+        if c == case and i == impl and (t is None or tt == t) and (n is None or nn == n):
             return v
     return None
 
@@ -276,6 +276,35 @@ for n in small:
     each = ", ".join(f"{x[0][1][0] / x[0][0][0]:.3f}" for x in candidates)
     print(f"| {n} | {r} | {c[0] * 1e6:.0f} | {p[0] * 1e6:.0f} | {a[0] * 1e6:.0f} | {p[0] / c[0]:.3f} | "
           f"{a[0] / c[0]:.3f} | {each} |")
+print()
+
+print("### Streaming stores: the same calls with ordinary stores (A/B timed interleaved)")
+print()
+print("ufunc writes outputs of 16 MiB and more with non-temporal stores; the `_nostream` rows time the same "
+      "calls with them off, sample by sample beside the streaming ones. The split-at-one-grain column is the "
+      "parallel target splitting every call above one grain (the behaviour before the 4-grain inline threshold).")
+print()
+print("| threads | add GB/s streaming | add GB/s ordinary | streaming / ordinary | sin Gelem/s streaming "
+      "| sin Gelem/s ordinary | streaming / ordinary | sin streaming / NumPy | sin ordinary / NumPy |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for t, impl_s, impl_o in [("cpu (1)", "ufunc_cpu_out", "ufunc_cpu_out_nostream")] + \
+        [(t, "ufunc_parallel_out", "ufunc_parallel_out_nostream") for t in threads]:
+    tt = 1 if isinstance(t, str) else t
+    a_s, a_o = get("add_f32", impl_s, tt), get("add_f32", impl_o, tt)
+    s_s, s_o = get("sin_f32", impl_s, tt), get("sin_f32", impl_o, tt)
+    print(f"| {t} | {fmt(v(a_s))} | {fmt(v(a_o))} | {fmt(ratio(v(a_s), v(a_o)))} | {fmt(v(s_s), 3)} | "
+          f"{fmt(v(s_o), 3)} | {fmt(ratio(v(s_s), v(s_o)))} | {fmt(ratio(v(s_s), v(npy_sin)))} | "
+          f"{fmt(ratio(v(s_o), v(npy_sin)))} |")
+print()
+print("| n | cpu ns | parallel ns (inline up to 4 grains) | split at one grain ns | parallel / cpu | split / cpu |")
+print("|---:|---:|---:|---:|---:|---:|")
+for n in small:
+    c, p, s1 = (get("add_f32_small", i, None, n) for i in ("ufunc_cpu_out", "ufunc_parallel_out",
+                                                            "ufunc_parallel_split1_out"))
+    if not (c and p and s1):
+        continue
+    print(f"| {n} | {c[0] * 1e6:.0f} | {p[0] * 1e6:.0f} | {s1[0] * 1e6:.0f} | {p[0] / c[0]:.3f} | "
+          f"{s1[0] / c[0]:.3f} |")
 print()
 
 print("### Targets")

@@ -35,6 +35,31 @@ ufunc_ensure_dependencies() {
   fi
 }
 
+# The differential tests (tests/differential, ctest -R numpy_differential) need python3
+# with NumPy >= 2; without it they report SKIPPED. Best effort, never fatal: when the
+# system python3 lacks it, NumPy is installed into a virtual environment under build/
+# (pip needs the network; Debian's python3 needs python3-venv) and exported as
+# VIRTUAL_ENV, which CMake's FindPython3 prefers. UFUNC_NO_NUMPY=1 skips this.
+ufunc_ensure_numpy() {
+  local check='import sys, numpy; sys.exit(int(numpy.__version__.split(".")[0]) < 2)'
+  [ -n "${UFUNC_NO_NUMPY:-}" ] && return 0
+  python3 -c "$check" >/dev/null 2>&1 && return 0
+  local venv=${UFUNC_NUMPY_VENV:-$PWD/build/numpy-venv}
+  if ! "$venv/bin/python" -c "$check" >/dev/null 2>&1; then
+    echo "Installing NumPy >= 2 for the differential tests into $venv"
+    if ! { python3 -m venv "$venv" && "$venv/bin/python" -m pip install -q "numpy>=2"; } >/dev/null 2>&1; then
+      echo "Could not install NumPy >= 2 (no network, or no python3-venv); numpy_differential will be skipped." >&2
+      return 0
+    fi
+  fi
+  export VIRTUAL_ENV=$venv
+  export PATH=$venv/bin:$PATH
+}
+# Only for the test suite (tests/run.sh), not for the examples.
+case "$0" in
+  *tests/run.sh) ufunc_ensure_numpy ;;
+esac
+
 # Use every core for builds and tests unless the caller chose otherwise.
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 export CTEST_PARALLEL_LEVEL=${CTEST_PARALLEL_LEVEL:-$(nproc)}

@@ -9,9 +9,34 @@ set(UFUNC_X86_ARCHS
   "avx2|UFUNC_ARCH_AVX2|-mavx2,-mfma"
   "avx512bw|UFUNC_ARCH_AVX512BW|-mavx512f,-mavx512cd,-mavx512dq,-mavx512bw,-mavx512vl,-mfma")
 
-function(ufunc_add_arch_kernels target source)
+# Development builds can keep only some instruction sets (the baseline is always
+# built): -DUFUNC_SIMD_ARCHS=baseline compiles the kernels once instead of four times.
+set(UFUNC_SIMD_ARCHS "baseline;sse4_2;avx2;avx512bw" CACHE STRING "x86 instruction sets to compile kernels for")
+# Must match ufuncs::kernel_parts (ufuncs/src/kernel_table.hpp).
+set(UFUNC_KERNEL_PARTS 4)
+
+# The CUDA loops of the built-in ufuncs, one translation unit per part.
+# Must match ufuncs::cuda_kernel_parts.
+set(UFUNC_CUDA_KERNEL_PARTS 16)
+function(ufunc_add_cuda_kernels target source)
+  math(EXPR last_part "${UFUNC_CUDA_KERNEL_PARTS} - 1")
+  foreach(part RANGE ${last_part})
+    set(unit ${CMAKE_CURRENT_BINARY_DIR}/ufunc_kernels_cuda_p${part}.cu)
+    file(CONFIGURE OUTPUT ${unit} CONTENT "#define UFUNC_KERNEL_PART ${part}\n#include \"${source}\"\n")
+    target_sources(${target} PRIVATE ${unit})
+  endforeach()
+endfunction()
+
+function(ufunc_add_arch_kernels target)
+  set(sources ${ARGN})
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
-    set(archs ${UFUNC_X86_ARCHS})
+    set(archs "")
+    foreach(entry IN LISTS UFUNC_X86_ARCHS)
+      string(REGEX MATCH "^[^|]+" name "${entry}")
+      if(name STREQUAL "baseline" OR name IN_LIST UFUNC_SIMD_ARCHS)
+        list(APPEND archs "${entry}")
+      endif()
+    endforeach()
   else()
     set(archs "baseline|UFUNC_ARCH_BASELINE|")
   endif()
@@ -26,14 +51,22 @@ function(ufunc_add_arch_kernels target source)
       list(GET fields 2 flags)
       string(REPLACE "," ";" flags "${flags}")
     endif()
-    set(obj ${target}_kernels_${name})
-    add_library(${obj} OBJECT ${source})
-    target_compile_definitions(${obj} PRIVATE UFUNC_ARCH_NAMESPACE=${name} ${define}=1)
-    target_compile_options(${obj} PRIVATE ${flags})
-    target_include_directories(${obj} PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
-    target_link_libraries(${obj} PRIVATE xsimd)
-    set_target_properties(${obj} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${obj}>)
+    # Each instruction set's loops are split into UFUNC_KERNEL_PARTS translation
+    # units (loop i in part i % parts) so that a build keeps every core busy.
+    math(EXPR last_part "${UFUNC_KERNEL_PARTS} - 1")
+    foreach(part RANGE ${last_part})
+      set(obj ${target}_kernels_${name}_p${part})
+      add_library(${obj} OBJECT ${sources})
+      target_compile_definitions(${obj} PRIVATE UFUNC_ARCH_NAMESPACE=${name}_p${part} ${define}=1
+                                                UFUNC_KERNEL_PART=${part})
+      # No a*b+c contraction: with -mfma GCC would fuse where NumPy's loops do not, and
+      # results would depend on the instruction set (complex division, logaddexp2).
+      target_compile_options(${obj} PRIVATE ${flags} $<$<CXX_COMPILER_ID:GNU,Clang>:-ffp-contract=off>)
+      target_include_directories(${obj} PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
+      target_link_libraries(${obj} PRIVATE xsimd)
+      set_target_properties(${obj} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+      target_sources(${target} PRIVATE $<TARGET_OBJECTS:${obj}>)
+    endforeach()
     list(APPEND names ${name})
   endforeach()
   foreach(name IN LISTS names)

@@ -1,5 +1,6 @@
 #include <ufunc/core/casting.hpp>
 
+#include <cfenv>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -118,14 +119,38 @@ namespace {
 
 using detail::convert;
 
+// Whether NumPy's cast of the float `v` to the integer type To raises "invalid value"
+// (errstate): x86 builds convert through int32 for the integers of up to 32 bits but
+// uint32, through int64 for uint32 and int64, and for uint64 accept [-2^63, 2^64);
+// NaN, infinities and values out of that range raise the flag.
+template <class To>
+constexpr bool invalid_int_cast(double v) noexcept {
+  if constexpr (std::is_same_v<To, std::uint64_t>)
+    return !(v >= -9223372036854775808.0 && v < 18446744073709551616.0);
+  else if constexpr (sizeof(To) == 8 || std::is_same_v<To, std::uint32_t>)
+    return !(v >= -9223372036854775808.0 && v < 9223372036854775808.0);
+  else
+    return !(v > -2147483649.0 && v < 2147483648.0);
+}
+
 template <class From, class To>
 void cast_loop(const std::byte* src, std::int64_t src_step, std::byte* dst, std::int64_t dst_step, std::int64_t n) {
+  constexpr bool float_to_int = (std::is_floating_point_v<From> || detail::is_complex<From>::value) &&
+                                std::is_integral_v<To> && !std::is_same_v<To, bool>;
+  bool invalid = false;
   for (std::int64_t i = 0; i < n; ++i) {
     From v;
     std::memcpy(&v, src + i * src_step, sizeof(From));
+    if constexpr (float_to_int) {
+      if constexpr (detail::is_complex<From>::value)
+        invalid |= invalid_int_cast<To>(static_cast<double>(v.real()));
+      else
+        invalid |= invalid_int_cast<To>(static_cast<double>(v));
+    }
     const To r = convert<To>(v);
     std::memcpy(dst + i * dst_step, &r, sizeof(To));
   }
+  if (invalid) std::feraiseexcept(FE_INVALID);
 }
 
 }  // namespace

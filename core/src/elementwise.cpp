@@ -4,6 +4,8 @@
 
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/error.hpp>
 
 namespace ufunc {
@@ -28,9 +30,26 @@ elementwise_task::elementwise_task(const iteration_plan& plan, int nin, int nout
     buffered_ = true;
     cast_[i] = i < nin ? get_cast_loop(have, want) : get_cast_loop(want, have);
   }
+  // Streaming stores only where the loop writes the outputs themselves (not cast
+  // buffers, which are read back at once).
+  std::int64_t out_bytes = 0;
+  for (int i = nin; i < nin + nout; ++i) out_bytes += static_cast<std::int64_t>(loop_itemsize_[i]);
+  stream_ = direct() && detail::streams(plan.size() * out_bytes);
 }
 
 void elementwise_task::run(std::int64_t first, std::int64_t last) const {
+  const detail::stream_stores_scope streaming(stream_);
+  if (!gather_fp_) {
+    run_range(first, last);
+    return;
+  }
+  // As NumPy: clear before the loop, read after, on the thread that ran it.
+  detail::fp_clear();
+  run_range(first, last);
+  if (const unsigned flags = detail::fp_read()) fp_flags_.fetch_or(flags, std::memory_order_relaxed);
+}
+
+void elementwise_task::run_range(std::int64_t first, std::int64_t last) const {
   if (direct()) {
     plan_.for_each_run(first, last, [&](char* const* ptrs, std::int64_t n, const std::int64_t* strides) {
       loop_(ptrs, n, strides, loop_data_);
@@ -107,9 +126,11 @@ void copy_cast(const array& src, const array& dst) {
   const plan_operand ops[] = {{src.data(), in_strides}, {dst.data(), dst.strides()}};
   const iteration_plan plan(dst.shape(), ops);
   auto fn = get_cast_loop(src.type(), dst.type());
+  fp_scope fp;  // NumPy: "invalid value encountered in cast" (NaN to int), overflow (float64 to float32)
   plan.for_each_run(0, plan.size(), [&](char* const* ptrs, std::int64_t n, const std::int64_t* strides) {
     cast_as_loop(ptrs, n, strides, reinterpret_cast<const void*>(fn));
   });
+  fp.finish("cast");
 }
 
 }  // namespace detail

@@ -7,6 +7,8 @@
 
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/execute.hpp>
+#include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/detail/run_loop.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
@@ -24,6 +26,9 @@ struct function_state {
   mutable std::shared_mutex mutex;  // guards `loops` against add_loop during calls
   std::vector<loop_entry> loops;
   std::vector<std::pair<std::vector<dtype>, std::string>> rejected;
+  function::type_resolver resolver = nullptr;
+  bool truth_inputs = false;
+  bool exact_weak_integers = false;
 };
 
 }  // namespace detail
@@ -59,12 +64,13 @@ std::string dtype_list(std::span<const dtype> types) {
 struct resolver_input {
   dtype type;
   const weak_scalar* weak;  // non-null while the scalar stays weak
+  bool out_of_bounds = false;  // a weak integer that does not fit the arrays' dtype
 };
 
 // NEP 50: weak scalars take the dtype of the arrays unless their kind is higher,
 // in which case they become their kind's default dtype (at the arrays' precision
 // for complex over float32).
-void apply_weak_promotion(std::span<resolver_input> in, const std::string& ufunc_name) {
+void apply_weak_promotion(std::span<resolver_input> in) {
   std::optional<dtype> strong;
   for (const auto& r : in)
     if (!r.weak) strong = strong ? promote_types(*strong, r.type) : r.type;
@@ -81,15 +87,19 @@ void apply_weak_promotion(std::span<resolver_input> in, const std::string& ufunc
       r.weak = nullptr;
       continue;
     }
-    if (!r.weak->fits(*strong))
-      throw overflow_error("ufunc '" + ufunc_name + "': Python integer " + r.weak->str() + " out of bounds for " +
-                           std::string(strong->name()));
+    // An error unless the ufunc's own type resolver picks a loop it fits (int8 / 300
+    // is float64 in NumPy): find_loop decides.
+    r.out_of_bounds = !r.weak->fits(*strong);
     r.type = *strong;  // what it is reported as in messages
   }
 }
 
 bool input_matches(const resolver_input& in, dtype loop_type, casting rule) {
-  if (in.weak) return kind_rank(in.weak->value_kind()) <= kind_rank(loop_type.kind()) && in.weak->fits(loop_type);
+  // A weak integer too large for the arrays' dtype still selects their loop (and
+  // find_loop then raises overflow_error, as NumPy does).
+  if (in.weak)
+    return kind_rank(in.weak->value_kind()) <= kind_rank(loop_type.kind()) &&
+           (in.out_of_bounds || in.weak->fits(loop_type));
   return can_cast(in.type, loop_type, rule);
 }
 
@@ -121,12 +131,48 @@ fixed_types fixed_from_options(const call_options& opt, int nin, int nout, const
   return f;
 }
 
-const loop_entry& find_loop(const detail::function_state& st, std::span<const resolver_input> in,
+const loop_entry& select_loop(const detail::function_state& st, std::span<const resolver_input> in,
+                              const fixed_types& fixed, casting rule);
+
+// The loop for these inputs; a weak integer that does not fit the loop's dtype is an
+// overflow_error (NumPy: "Python integer 300 out of bounds for int8").
+const loop_entry& find_loop(const detail::function_state& st, std::span<const resolver_input> in_given,
                             const fixed_types& fixed, casting rule) {
+  resolver_input exact[max_operands];
+  std::span<const resolver_input> in = in_given;
+  if (st.exact_weak_integers &&
+      std::any_of(in.begin(), in.end(), [](const resolver_input& r) { return r.out_of_bounds; })) {
+    std::copy(in.begin(), in.end(), exact);
+    for (auto& r : std::span(exact, in.size()))
+      if (r.out_of_bounds) r = {r.weak->fits(int64) ? int64 : uint64, nullptr, false};
+    in = std::span<const resolver_input>(exact, in.size());
+  }
+  const loop_entry& loop = select_loop(st, in, fixed, rule);
+  for (int i = 0; i < st.nin; ++i)
+    if (in[i].out_of_bounds && !in[i].weak->fits(loop.types.input(i)))
+      throw overflow_error("ufunc '" + st.name + "': Python integer " + in[i].weak->str() + " out of bounds for " +
+                           std::string(in[i].type.name()));
+  return loop;
+}
+
+const loop_entry& select_loop(const detail::function_state& st, std::span<const resolver_input> in,
+                              const fixed_types& fixed, casting rule) {
+  // NumPy refuses these inputs in its type resolver, which dtype= and signature= bypass
+  // (np.subtract(b, b, dtype=np.int8) runs the int8 loop).
   for (const auto& [types, reason] : st.rejected)
-    if (std::equal(types.begin(), types.end(), in.begin(), in.end(),
+    if (!fixed.any && std::equal(types.begin(), types.end(), in.begin(), in.end(),
                    [](dtype t, const resolver_input& r) { return t == r.type; }))
       throw no_loop_error("ufunc '" + st.name + "': " + reason);
+  if (st.resolver && !fixed.any) {
+    dtype types[max_operands];
+    for (int i = 0; i < st.nin; ++i) types[i] = in[i].type;
+    if (const auto sig = st.resolver(std::span<const dtype>(types, st.nin))) {
+      for (const auto& loop : st.loops)
+        if (loop.types == *sig) return loop;
+      throw no_loop_error("ufunc '" + st.name + "': its type resolver chose " + sig->str() +
+                          ", which is not registered");
+    }
+  }
   // NumPy searches for the first loop every input casts to safely (or, with fixed
   // types, under the caller's rule); the chosen loop is validated afterwards.
   // An exact match first (NumPy does the same), which is also the common, cheap case.
@@ -137,14 +183,30 @@ const loop_entry& find_loop(const detail::function_state& st, std::span<const re
       if (exact) return loop;
     }
   }
-  const casting search_rule = fixed.any ? rule : casting::safe;
+  // With fixed types (dtype=, signature=), NumPy still prefers the loop the inputs
+  // promote to: first exact inputs, then safe casts, then the caller's rule.
   const loop_entry* first_fixed_match = nullptr;
-  for (const auto& loop : st.loops) {
-    bool ok = true;
-    for (int i = 0; i < st.nin + st.nout && ok; ++i) ok = !fixed.slot[i] || *fixed.slot[i] == loop.types[i];
-    if (ok && fixed.any && !first_fixed_match) first_fixed_match = &loop;
-    for (int i = 0; i < st.nin && ok; ++i) ok = input_matches(in[i], loop.types.input(i), search_rule);
-    if (ok) return loop;
+  auto fits_fixed = [&](const loop_entry& loop) {
+    for (int i = 0; i < st.nin + st.nout; ++i)
+      if (fixed.slot[i] && *fixed.slot[i] != loop.types[i]) return false;
+    return true;
+  };
+  if (fixed.any) {
+    for (const auto& loop : st.loops) {
+      if (!fits_fixed(loop)) continue;
+      if (!first_fixed_match) first_fixed_match = &loop;
+      bool exact = true;
+      for (int i = 0; i < st.nin && exact; ++i) exact = !in[i].weak && in[i].type == loop.types.input(i);
+      if (exact) return loop;
+    }
+  }
+  for (const casting search_rule : {casting::safe, rule}) {
+    if (search_rule == rule && !fixed.any) break;
+    for (const auto& loop : st.loops) {
+      bool ok = fits_fixed(loop);
+      for (int i = 0; i < st.nin && ok; ++i) ok = input_matches(in[i], loop.types.input(i), search_rule);
+      if (ok) return loop;
+    }
   }
   // As NumPy: with fixed types, the first loop that has them is chosen anyway, and
   // the caller's cast check then names the input that cannot be converted.
@@ -177,7 +239,8 @@ void validate_loop_call(const loop_call& c) {
   // Messages are built only when something is wrong: this runs on every call.
   auto ufunc_name = [&] { return "ufunc '" + std::string(c.name) + "'"; };
   for (int i = 0; i < types.nin(); ++i)
-    if (!c.inputs[i].is_scalar() && !can_cast(c.input_types[i], types.input(i), options.casting))
+    if (!c.inputs[i].is_scalar() && !(c.truth_inputs && types.input(i) == bool_) &&
+        !can_cast(c.input_types[i], types.input(i), options.casting))
       throw casting_error("Cannot cast " + ufunc_name() + " input " + std::to_string(i) + " from " +
                           std::string(c.input_types[i].name()) + " to " + std::string(types.input(i).name()) +
                           " with casting rule '" + std::string(to_string(options.casting)) + "'");
@@ -290,7 +353,12 @@ bool try_contiguous_call(const loop_call& c, result_list& outs) {
     args[nin + o] = reinterpret_cast<char*>(outs[o].data());
     steps[nin + o] = static_cast<std::int64_t>(types.output(o).itemsize());
   }
-  if (n > 0) c.fn(args, n, steps, c.data);
+  if (n > 0) {
+    std::int64_t out_bytes = 0;
+    for (int o = 0; o < nout; ++o) out_bytes += steps[nin + o];
+    const stream_stores_scope streaming(streams(n * out_bytes));  // large outputs: streaming stores
+    c.fn(args, n, steps, c.data);
+  }
   return true;
 }
 
@@ -307,8 +375,14 @@ result_list run_loop(const loop_call& c) {
     if (on_device) return run_loop_on_device(c);
   }
 #endif
+  // errstate: the flags are cleared here and checked once the loops finished (on
+  // every thread that ran a piece: the task gathers them); the policies apply once.
+  fp_scope fp;
   result_list outs;
-  if (try_contiguous_call(c, outs)) return outs;
+  if (try_contiguous_call(c, outs)) {
+    fp.finish(c.name);
+    return outs;
+  }
 
   const auto& types = c.types;
   const auto& options = c.options;
@@ -372,9 +446,12 @@ result_list run_loop(const loop_call& c) {
   }
 
   const iteration_plan plan(shape, {ops, static_cast<std::size_t>(nargs + (has_where ? 1 : 0))});
-  const elementwise_task task(plan, nin, nout, has_where, c.fn, c.data,
-                              {operand_types, static_cast<std::size_t>(nargs)}, types);
+  elementwise_task task(plan, nin, nout, has_where, c.fn, c.data, {operand_types, static_cast<std::size_t>(nargs)},
+                        types);
+  task.gather_fp_flags(fp.active());
+  fp.collect();  // what this thread raised before the loops (weak scalars stored in the loop's dtype)
   execute(c.target, task);
+  fp.finish(c.name, task.fp_flags());
   return outs;
 }
 
@@ -432,7 +509,26 @@ void function::reject_inputs(std::vector<dtype> inputs, std::string reason) {
   state_->rejected.emplace_back(std::move(inputs), std::move(reason));
 }
 
+void function::set_exact_weak_integers() {
+  std::unique_lock lock(state_->mutex);
+  state_->exact_weak_integers = true;
+}
+
+void function::set_truth_inputs() {
+  std::unique_lock lock(state_->mutex);
+  state_->truth_inputs = true;
+}
+
+void function::set_type_resolver(type_resolver resolver) {
+  std::unique_lock lock(state_->mutex);
+  state_->resolver = resolver;
+}
+
 type_signature function::resolve(std::span<const dtype> inputs, const call_options& options) const {
+  return resolve_loop(inputs, options).types;
+}
+
+loop_entry function::resolve_loop(std::span<const dtype> inputs, const call_options& options) const {
   if (static_cast<int>(inputs.size()) != nin())
     throw value_error("ufunc '" + name() + "' takes " + std::to_string(nin()) + " inputs, got " +
                       std::to_string(inputs.size()));
@@ -440,7 +536,7 @@ type_signature function::resolve(std::span<const dtype> inputs, const call_optio
   for (int i = 0; i < nin(); ++i) in[i] = {inputs[i], nullptr};
   const auto fixed = fixed_from_options(options, nin(), nout(), name());
   std::shared_lock lock(state_->mutex);
-  return find_loop(*state_, {in, inputs.size()}, fixed, options.casting).types;
+  return find_loop(*state_, {in, inputs.size()}, fixed, options.casting);
 }
 
 array function::operator()(const operand& a, const call_options& options) const {
@@ -491,7 +587,7 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
       rin[i] = {a.type(), nullptr};
     }
   }
-  apply_weak_promotion({rin, static_cast<std::size_t>(nin)}, st.name);
+  apply_weak_promotion({rin, static_cast<std::size_t>(nin)});
   const auto fixed = fixed_from_options(options, nin, nout, st.name);
   type_signature types;
   inner_loop_fn loop_fn;
@@ -522,7 +618,8 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
                            {input_types, static_cast<std::size_t>(nin)},
                            options,
                            where_to_run,
-                           options.target.has_value()});
+                           options.target.has_value(),
+                           st.truth_inputs});
 }
 
 }  // namespace ufunc

@@ -108,7 +108,7 @@ bool runs_inline(target_id t, std::int64_t size) noexcept {
 #if defined(UFUNC_HAS_TBB)
     case target_id::parallel:
     case target_id::automatic:
-      return size <= backends::parallel::grain();
+      return size <= backends::parallel::threshold();
 #else
     case target_id::parallel:
       return false;
@@ -131,7 +131,7 @@ void execute(target_id t, const elementwise_task& task) {
       backends::parallel::execute(task);
       return;
     // automatic, for host data: the parallel executor already keeps calls of at
-    // most one grain on the calling thread, which is the measured crossover.
+    // most threshold() elements on the calling thread, the measured crossover.
     case target_id::automatic:
       backends::parallel::execute(task);
       return;

@@ -28,13 +28,9 @@ ufunc::dtype named(std::string_view name) {
 }
 
 const ufunc::function& ufunc_named(std::string_view name) {
-  if (name == "add") return ufunc::add;
-  if (name == "subtract") return ufunc::subtract;
-  if (name == "multiply") return ufunc::multiply;
-  if (name == "square") return ufunc::square;
-  if (name == "sin") return ufunc::sin;
-  FAIL("the table names an unknown ufunc: " << std::string(name));
-  return ufunc::add;
+  const ufunc::function* f = ufunc::find_builtin(name);
+  if (f == nullptr) FAIL("the table names an unknown ufunc: " << std::string(name));
+  return *f;
 }
 
 // Python scalars (by repr) as the C++ scalars that are weak in the same way.
@@ -60,6 +56,8 @@ std::string outcome(Call&& call) {
     return "TypeError";
   } catch (const ufunc::overflow_error&) {
     return "OverflowError";
+  } catch (const ufunc::value_error&) {
+    return "ValueError";
   } catch (const std::exception& e) {
     return std::string("unexpected exception: ") + e.what();
   }

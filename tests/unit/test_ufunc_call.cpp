@@ -29,8 +29,10 @@ T reference_multiply(T a, T b) {
     return a && b;
   else if constexpr (std::is_integral_v<T>)
     return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
-  else
+  else if constexpr (std::is_floating_point_v<T>)
     return a * b;
+  else  // NumPy's complex product on x86-64 with FMA (its SIMD loops fuse; so do ours)
+    return T{std::fma(a.real(), b.real(), -(a.imag() * b.imag())), std::fma(a.real(), b.imag(), a.imag() * b.real())};
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

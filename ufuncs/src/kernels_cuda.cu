@@ -1,108 +1,71 @@
-// The built-in ufuncs' device loops, compiled into the library so that programs
-// built by g++ alone can run them on device arrays.
+// The built-in ufuncs' device loops for one part of the loop list, compiled into
+// the library so that programs built by g++ alone can run them on device arrays.
+// The operations are the same structs as the host loops' (ufunc/ufuncs/ops/).
+#include <complex>
 #include <cstdint>
-#include <type_traits>
+#include <tuple>
 
 #include <ufunc/backends/cuda/loops.hpp>
+#include <ufunc/ufuncs/ops.hpp>
 
 #include "kernel_table.hpp"
+
+#if !defined(UFUNC_KERNEL_PART)
+#error "kernels_cuda.cu is compiled once per part with UFUNC_KERNEL_PART defined (see CMakeLists.txt)"
+#endif
+
+#define UFUNC_CAT2(a, b) a##b
+#define UFUNC_CAT(a, b) UFUNC_CAT2(a, b)
 
 namespace ufunc::ufuncs::cuda_kernels {
 
 namespace {
 
-template <class T>
-inline constexpr bool is_signed_integer = std::is_integral_v<T>&& std::is_signed_v<T> && !std::is_same_v<T, bool>;
+// The most used ufuncs take cub::DeviceTransform for large contiguous calls (the
+// bandwidth of the benchmarks); the others use the light kernels (our contiguous
+// kernel at every size), which take half the time to compile.
+template <class Op>
+constexpr bool uses_cub = false;
+#define UFUNC_USES_CUB(name) \
+  template <>                \
+  constexpr bool uses_cub<ops::name> = true;
+UFUNC_USES_CUB(add)
+UFUNC_USES_CUB(subtract)
+UFUNC_USES_CUB(multiply)
+UFUNC_USES_CUB(divide)
+UFUNC_USES_CUB(square)
+UFUNC_USES_CUB(sqrt)
+UFUNC_USES_CUB(exp)
+UFUNC_USES_CUB(log)
+UFUNC_USES_CUB(sin)
+UFUNC_USES_CUB(cos)
+UFUNC_USES_CUB(maximum)
+UFUNC_USES_CUB(minimum)
+#undef UFUNC_USES_CUB
 
-// Signed overflow wraps in NumPy; compute in the unsigned type of the same width.
-template <class T, class Op>
-__device__ __forceinline__ T wrapping(T a, T b, Op op) {
-  if constexpr (is_signed_integer<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(op(static_cast<U>(a), static_cast<U>(b)));
-  } else {
-    return op(a, b);
-  }
-}
-
-struct add_op {
-  template <class T>
-  __device__ T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>)
-      return a || b;
+template <int Index, class Op, class Sig>
+void put(device_kernel_table& table) {
+  if constexpr (Index % cuda_kernel_parts == UFUNC_KERNEL_PART) {
+    static constexpr Op f{};
+    auto& k = table.loops[Index];
+    if constexpr (uses_cub<Op>)
+      k.fn = backends::cuda::device_loop<Sig, Op>;
     else
-      return wrapping(a, b, [](auto x, auto y) { return x + y; });
+      k.fn = backends::cuda::device_loop_light<Sig, Op>;
+    k.data = &f;
   }
-};
-struct subtract_op {
-  template <class T>
-  __device__ T operator()(T a, T b) const {
-    return wrapping(a, b, [](auto x, auto y) { return x - y; });
-  }
-};
-struct multiply_op {
-  template <class T>
-  __device__ T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>)
-      return a && b;
-    else
-      return wrapping(a, b, [](auto x, auto y) { return x * y; });
-  }
-};
-struct square_op {
-  template <class T>
-  __device__ T operator()(T a) const {
-    return multiply_op{}(a, a);
-  }
-};
-struct sin_op {
-  __device__ float operator()(float a) const { return ::sinf(a); }
-  __device__ double operator()(double a) const { return ::sin(a); }
-  template <class T>
-  __device__ ::cuda::std::complex<T> operator()(::cuda::std::complex<T> a) const {
-    return ::cuda::std::sin(a);
-  }
-};
-
-constexpr add_op add_fn{};
-constexpr subtract_op subtract_fn{};
-constexpr multiply_op multiply_fn{};
-constexpr square_op square_fn{};
-constexpr sin_op sin_fn{};
-
-template <class Sig, class F>
-void put(device_kernel_table& table, builtin_id id, const F& f) {
-  using T = typename signature_traits<Sig>::result;
-  auto& k = table.loops[static_cast<int>(id)][dtype_of<T>.index()];
-  k.fn = backends::cuda::device_loop<Sig, F>;
-  k.data = &f;
-}
-
-template <class... T>
-void put_binary(device_kernel_table& table, builtin_id id, const auto& f) {
-  (put<T(T, T)>(table, id, f), ...);
-}
-template <class... T>
-void put_unary(device_kernel_table& table, builtin_id id, const auto& f) {
-  (put<T(T)>(table, id, f), ...);
 }
 
 }  // namespace
 
-void fill_kernels(device_kernel_table& table) {
-  using c64 = std::complex<float>;
-  using c128 = std::complex<double>;
-  using std::int16_t, std::int32_t, std::int64_t, std::int8_t, std::uint16_t, std::uint32_t, std::uint64_t,
-      std::uint8_t;
-  put_binary<bool, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float, double, c64, c128>(
-      table, builtin_id::add, add_fn);
-  put_binary<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float, double, c64, c128>(
-      table, builtin_id::subtract, subtract_fn);
-  put_binary<bool, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float, double, c64, c128>(
-      table, builtin_id::multiply, multiply_fn);
-  put_unary<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float, double, c64, c128>(
-      table, builtin_id::square, square_fn);
-  put_unary<float, double, c64, c128>(table, builtin_id::sin, sin_fn);
+void UFUNC_CAT(fill_kernels_p, UFUNC_KERNEL_PART)(device_kernel_table& table) {
+#define UFUNC_BUILTIN(...)
+#define UFUNC_ALIAS(...)
+#define UFUNC_LOOP(index, name, ...) put<index, ops::name, __VA_ARGS__>(table);
+#include "registry.inc"
+#undef UFUNC_BUILTIN
+#undef UFUNC_ALIAS
+#undef UFUNC_LOOP
 }
 
 }  // namespace ufunc::ufuncs::cuda_kernels

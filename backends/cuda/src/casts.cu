@@ -27,25 +27,30 @@ void cast_pair(const device_call& c, cudaStream_t stream) {
 
 }  // namespace
 
-void cast(const array& src, const array& dst, stream_ref s) {
+void cast(const array& src, const array& dst, stream_ref s, const array& where) {
   if (src.device() != dst.device() || src.device().is_host())
     throw target_error("cuda cast: both arrays must be on the same CUDA device (" + src.device().str() + ", " +
                        dst.device().str() + ")");
+  const bool masked = where.valid();
   const auto in_strides = broadcast_strides(src.shape(), src.strides(), dst.shape());
-  const plan_operand ops[] = {{src.data(), in_strides}, {dst.data(), dst.strides()}};
-  const iteration_plan plan(dst.shape(), ops);
+  const auto where_strides = masked ? broadcast_strides(where.shape(), where.strides(), dst.shape()) : dim_vector{};
+  const plan_operand ops[] = {
+      {src.data(), in_strides}, {dst.data(), dst.strides()}, {masked ? where.data() : nullptr, where_strides}};
+  const int nops = masked ? 3 : 2;
+  const iteration_plan plan(dst.shape(), std::span<const plan_operand>(ops, static_cast<std::size_t>(nops)));
   device_call c;
   c.nin = 1;
   c.nout = 1;
+  c.has_where = masked;
   c.ndim = plan.ndim();
   c.size = plan.size();
   c.device = dst.device().index;
   c.stream = s.handle ? s.handle : current_stream().handle;
   for (int d = 0; d < plan.ndim(); ++d) {
     c.shape[d] = plan.extent(d);
-    for (int op = 0; op < 2; ++op) c.strides[op][d] = plan.stride(op, d);
+    for (int op = 0; op < nops; ++op) c.strides[op][d] = plan.stride(op, d);
   }
-  for (int op = 0; op < 2; ++op) c.base[op] = plan.base(op);
+  for (int op = 0; op < nops; ++op) c.base[op] = plan.base(op);
   check(cudaSetDevice(c.device), "cudaSetDevice");
   visit_dtype(src.type(), [&](auto f) {
     visit_dtype(dst.type(),

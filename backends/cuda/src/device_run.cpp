@@ -149,23 +149,26 @@ result_list run_loop_on_device(const loop_call& c) {
   if (has_where) dev[nargs] = host_in_host_out ? to_device(options.where, device, s) : options.where;
 
   // Outputs: written in place when they are device arrays of the loop's dtype;
-  // otherwise through a device temporary (initialized from `out` under a mask, so
-  // unselected elements keep their values).
+  // otherwise through a device temporary in the loop's dtype, converted into `out`
+  // afterwards under the mask (so unselected elements keep their exact values).
+  // Host outputs of a masked call travel to the device and back whole.
   array results[max_operands];
+  array out_on_device[max_operands];
+  const bool given = !options.out.empty();
   for (int o = 0; o < nout; ++o) {
     const dtype t = types.output(o);
-    const bool given = !options.out.empty();
+    if (given) out_on_device[o] = host_in_host_out && has_where ? to_device(options.out[o], device, s) : options.out[o];
     if (given && !host_in_host_out && options.out[o].type() == t) {
       dev[nin + o] = options.out[o];
       continue;
     }
-    if (given && has_where) {
-      array initial = host_in_host_out ? to_device(options.out[o], device, s) : options.out[o];
-      dev[nin + o] = device_cast(initial.broadcast_to(shape), t, s);
-    } else {
-      dev[nin + o] = device_empty(shape, t, device, s);
-      if (has_where) cuda::fill_zero(dev[nin + o].data(), static_cast<std::size_t>(dev[nin + o].nbytes()), device, s);
+    if (given && host_in_host_out && has_where && options.out[o].type() == t) {
+      dev[nin + o] = out_on_device[o];
+      continue;
     }
+    dev[nin + o] = device_empty(shape, t, device, s);
+    if (has_where && !given)
+      cuda::fill_zero(dev[nin + o].data(), static_cast<std::size_t>(dev[nin + o].nbytes()), device, s);
   }
 
   if (shape_size(shape) > 0) {
@@ -200,11 +203,15 @@ result_list run_loop_on_device(const loop_call& c) {
       const array& target = options.out[o];
       if (computed.data() == target.data()) {
         results[o] = target;
+      } else if (host_in_host_out && has_where) {
+        if (computed.data() != out_on_device[o].data()) cuda::cast(computed, out_on_device[o], s, dev[nargs]);
+        to_host(out_on_device[o], s).copy_to(target);
+        results[o] = target;
       } else if (host_in_host_out) {
         to_host(computed, s).copy_to(target);  // host-side cast into the caller's layout
         results[o] = target;
       } else {
-        cuda::cast(computed, target, s);
+        cuda::cast(computed, target, s, has_where ? dev[nargs] : array{});
         results[o] = target;
       }
     } else {

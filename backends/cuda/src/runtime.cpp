@@ -216,4 +216,9 @@ void launch(device_loop_fn fn, const void* data, const device_call& call) {
   fn(call, data);
 }
 
+void launch_method(device_method_fn fn, const void* data, const device_method_call& call) {
+  select_device(call.device);
+  fn(call, data);
+}
+
 }  // namespace ufunc::backends::cuda

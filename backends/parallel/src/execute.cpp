@@ -29,16 +29,31 @@
 #endif
 
 namespace {
-// The address the annotations synchronize on: one static object, since stack
-// addresses are reused from call to call.
-[[maybe_unused]] char tsan_token;
-
 // Releases on scope exit, so that a piece that throws still publishes its writes.
 struct release_on_exit {
-  ~release_on_exit() { UFUNC_TSAN_RELEASE(&tsan_token); }
+  [[maybe_unused]] char* token;
+  ~release_on_exit() { UFUNC_TSAN_RELEASE(token); }
 };
 struct acquire_on_exit {
-  ~acquire_on_exit() { UFUNC_TSAN_ACQUIRE(&tsan_token); }
+  [[maybe_unused]] char* token;
+  ~acquire_on_exit() { UFUNC_TSAN_ACQUIRE(token); }
+};
+
+// The addresses one call's annotations synchronize on: `start` (the caller releases
+// it, each piece acquires it) and `end` (each piece releases it, the caller acquires
+// it after the join). Two, so that the pieces do not synchronize with each other,
+// and fresh heap bytes per call, so that no other call (another user thread's, or a
+// later one) shares them: freeing them clears ThreadSanitizer's state for them. Races
+// between pieces, or between concurrent calls, therefore stay visible.
+struct tsan_tokens {
+#if defined(__SANITIZE_THREAD__)
+  std::unique_ptr<char[]> bytes = std::make_unique<char[]>(2);
+  char* start() const noexcept { return bytes.get(); }
+  char* end() const noexcept { return bytes.get() + 1; }
+#else
+  static constexpr char* start() noexcept { return nullptr; }
+  static constexpr char* end() noexcept { return nullptr; }
+#endif
 };
 }  // namespace
 
@@ -66,6 +81,27 @@ std::atomic<std::int64_t>& grain_setting() {
   return g;
 }
 
+// Calls of at most this many grains run on the calling thread: below it, waking
+// workers for a few pieces costs more than it saves (the 16-core host ran 65536
+// elements, two pieces, 2.1x slower split than serially; bench/RESULTS_parallel.md).
+constexpr std::int64_t default_threshold_grains = 4;
+
+// 0: default_threshold_grains x grain().
+std::int64_t threshold_from_environment() {
+  const char* v = std::getenv("UFUNC_PARALLEL_THRESHOLD");
+  if (v == nullptr || *v == '\0') return 0;
+  char* end = nullptr;
+  const long long t = std::strtoll(v, &end, 10);
+  if (end == v || *end != '\0' || t < 0)
+    throw target_error(std::string("UFUNC_PARALLEL_THRESHOLD must be a non-negative integer, not '") + v + "'");
+  return t;
+}
+
+std::atomic<std::int64_t>& threshold_setting() {
+  static std::atomic<std::int64_t> t{threshold_from_environment()};
+  return t;
+}
+
 struct arena_holder {
   std::shared_mutex mutex;
   std::unique_ptr<tbb::task_arena> arena;  // null: TBB's default arena
@@ -85,6 +121,16 @@ void set_grain(std::int64_t elements) {
   grain_setting().store(elements, std::memory_order_relaxed);
 }
 
+std::int64_t threshold() noexcept {
+  const std::int64_t t = threshold_setting().load(std::memory_order_relaxed);
+  return t > 0 ? t : default_threshold_grains * grain();
+}
+
+void set_threshold(std::int64_t elements) {
+  if (elements < 0) throw value_error("parallel threshold must be >= 0 elements, not " + std::to_string(elements));
+  threshold_setting().store(elements, std::memory_order_relaxed);
+}
+
 int max_threads() noexcept {
   auto& s = arena_state();
   std::shared_lock lock(s.mutex);
@@ -99,28 +145,39 @@ void set_max_threads(int threads) {
   s.threads = threads;
 }
 
+void run_in_arena(void (*fn)(void*), void* context) {
+  auto& s = arena_state();
+  std::shared_lock lock(s.mutex);
+  if (s.arena)
+    s.arena->execute([&] { fn(context); });
+  else
+    fn(context);
+}
+
 void execute(const elementwise_task& task) {
   const std::int64_t n = task.size();
-  const std::int64_t g = grain();
-  if (n <= g) {
+  if (n <= threshold()) {
     task.run(0, n);
     return;
   }
+  const std::int64_t g = grain();
+  const tsan_tokens tokens;
   auto body = [&] {
     // Pieces are whole multiples of the grain, so the same call always splits
     // the same way (reductions rely on that); elementwise results do not depend
     // on the split at all.
     tbb::parallel_for(
         tbb::blocked_range<std::int64_t>(0, (n + g - 1) / g),
-        [&](const tbb::blocked_range<std::int64_t>& r) {
-          UFUNC_TSAN_ACQUIRE(&tsan_token);
-          const release_on_exit publish;
+        // The tokens by value: a piece must not read the caller's stack before it acquires.
+        [&task, n, g, start = tokens.start(), end = tokens.end()](const tbb::blocked_range<std::int64_t>& r) {
+          UFUNC_TSAN_ACQUIRE(start);
+          const release_on_exit publish{end};
           task.run(r.begin() * g, std::min(n, r.end() * g));
         },
         tbb::simple_partitioner());
   };
-  UFUNC_TSAN_RELEASE(&tsan_token);
-  const acquire_on_exit join;  // also when a piece threw
+  UFUNC_TSAN_RELEASE(tokens.start());
+  const acquire_on_exit join{tokens.end()};  // also when a piece threw
   auto& s = arena_state();
   std::shared_lock lock(s.mutex);
   if (s.arena)

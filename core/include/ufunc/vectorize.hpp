@@ -13,6 +13,8 @@
 #pragma once
 
 #include <array>
+#include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -23,6 +25,7 @@
 #include <ufunc/backends/cpu/loops.hpp>
 #if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
 #include <ufunc/backends/cuda/loops.hpp>
+#include <ufunc/backends/cuda/reduce.hpp>
 #endif
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/detail/execute.hpp>
@@ -209,7 +212,8 @@ class vectorized {
   static constexpr int nin = first_traits::nin;
   static constexpr int nout = first_traits::nout;
 
-  vectorized(F f, std::string name) : f_(std::make_shared<const F>(std::move(f))), ufunc_(std::move(name), nin, nout) {
+  vectorized(F f, std::string name, std::optional<weak_scalar> identity = {})
+      : f_(std::make_shared<const F>(std::move(f))), ufunc_(std::move(name), nin, nout, identity) {
     (register_loop<Sigs>(), ...);
   }
 
@@ -241,6 +245,40 @@ class vectorized {
     return ufunc_.call(inputs, opts);
   }
 
+  // NumPy's ufunc methods, on the object's target unless the options name another.
+  array reduce(const array& a, reduce_options options = {}) const {
+    if (!options.target) options.target = Target::id;
+    return ufunc_.reduce(a, options);
+  }
+  array accumulate(const array& a, accumulate_options options = {}) const {
+    if (!options.target) options.target = Target::id;
+    return ufunc_.accumulate(a, options);
+  }
+  array reduceat(const array& a, const array& indices, accumulate_options options = {}) const {
+    if (!options.target) options.target = Target::id;
+    return ufunc_.reduceat(a, indices, options);
+  }
+  array outer(const operand& a, const operand& b, call_options options = {}) const {
+    if (!options.target) options.target = Target::id;
+    return ufunc_.outer(a, b, options);
+  }
+  void at(const array& a, const array& index, const operand& b, call_options options = {}) const {
+    if (!options.target) options.target = Target::id;
+    ufunc_.at(a, index, b, options);
+  }
+  void at(const array& a, std::span<const array> indices, const operand& b, call_options options = {}) const {
+    if (!options.target) options.target = Target::id;
+    ufunc_.at(a, indices, b, options);
+  }
+  void at(const array& a, std::initializer_list<array> indices, const operand& b, call_options options = {}) const {
+    if (!options.target) options.target = Target::id;
+    ufunc_.at(a, indices, b, options);
+  }
+  void at(const array& a, const array& index, call_options options = {}) const {
+    if (!options.target) options.target = Target::id;
+    ufunc_.at(a, index, options);
+  }
+
  private:
   template <class Sig>
   void register_loop() {
@@ -252,7 +290,19 @@ class vectorized {
     e.vectorized = backends::cpu::is_vectorizable<F, Sig>;
     e.device = device_loop<Sig>();
     e.device_data = f_.get();
+    backends::cpu::set_reduce<Sig, F>(e);  // T(T, T): reductions fold with F (reorderable if F says so)
+    e.device_reduce = device_method_loop<Sig>();
     ufunc_.add_loop(std::move(e));
+  }
+
+  // The CUDA launcher of the methods where this ufunc targets the GPU.
+  template <class Sig>
+  static constexpr device_method_fn device_method_loop() {
+#if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
+    if constexpr (std::is_same_v<Target, target::cuda> || std::is_same_v<Target, target::automatic>)
+      return backends::cuda::device_method_loop<Sig, F>;
+#endif
+    return nullptr;
   }
 
   // The CUDA launcher where this ufunc targets the GPU (and this TU is CUDA).
@@ -312,11 +362,12 @@ class vectorized {
 };
 
 /// Makes a ufunc from `f` with the loop(s) `Sig` (a function type, or
-/// ufunc::signatures<...>) on `Target`.
+/// ufunc::signatures<...>) on `Target`. `identity` is what reductions start from
+/// (NumPy's ufunc.identity); mark `f` ufunc::reorderable to let them regroup.
 template <class Sig, class Target = target::default_target, class F>
-[[nodiscard]] auto vectorize(F f, std::string name = "vectorized") {
+[[nodiscard]] auto vectorize(F f, std::string name = "vectorized", std::optional<weak_scalar> identity = {}) {
   return [&]<class... S>(signatures<S...>) {
-    return vectorized<Target, F, S...>(std::move(f), std::move(name));
+    return vectorized<Target, F, S...>(std::move(f), std::move(name), identity);
   }(typename detail::signature_list<Sig>::type{});
 }
 

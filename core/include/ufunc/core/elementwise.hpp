@@ -3,6 +3,7 @@
 // Backends only decide how to split [0, size()) and call run() on the pieces.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 
@@ -31,13 +32,23 @@ class elementwise_task {
   /// disjoint ranges; every split of [0, size()) gives the same results.
   void run(std::int64_t first, std::int64_t last) const;
 
+  /// Floating-point status flags (errstate): when on, each run() clears the flags of
+  /// the thread it runs on first and adds what the loop raised to fp_flags() after.
+  void gather_fp_flags(bool on) noexcept { gather_fp_ = on; }
+  /// The ufunc::fp_flag bits raised by the run() calls so far, on any thread.
+  [[nodiscard]] unsigned fp_flags() const noexcept { return fp_flags_.load(std::memory_order_relaxed); }
+
  private:
+  void run_range(std::int64_t first, std::int64_t last) const;
   void run_buffered(char* const* ptrs, std::int64_t n, const std::int64_t* strides, std::byte* scratch) const;
 
   const iteration_plan& plan_;
   int nin_, nout_;
   bool has_where_;
   bool buffered_ = false;
+  bool gather_fp_ = false;
+  bool stream_ = false;  // large output: the loops use streaming stores (detail/streaming.hpp)
+  mutable std::atomic<unsigned> fp_flags_{0};
   inner_loop_fn loop_;
   const void* loop_data_;
   cast_loop_fn cast_[max_operands] = {};  // null where the operand needs no cast

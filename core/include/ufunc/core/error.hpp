@@ -71,6 +71,19 @@ class target_error : public error {
   using error::error;
 };
 
+/// A floating-point error whose policy is `raise` (NumPy: FloatingPointError), e.g.
+/// "divide by zero encountered in divide"; see errstate.hpp.
+class floating_point_error : public error {
+ public:
+  using error::error;
+  floating_point_error(const std::string& what, unsigned flag) : error(what), flag_(flag) {}
+  /// The ufunc::fp_flag bit that raised it (0 when made from a message alone).
+  [[nodiscard]] unsigned flag() const noexcept { return flag_; }
+
+ private:
+  unsigned flag_ = 0;
+};
+
 }  // namespace ufunc
 
 namespace ufunc {

@@ -19,6 +19,7 @@
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/casting.hpp>
 #include <ufunc/core/loop.hpp>
+#include <ufunc/core/methods.hpp>
 #include <ufunc/core/scalar.hpp>
 #include <ufunc/core/target.hpp>
 
@@ -89,9 +90,23 @@ class function {
   /// `reason`, where NumPy refuses although a safe cast would find a loop (boolean
   /// subtract would otherwise run the int8 loop).
   void reject_inputs(std::vector<dtype> inputs, std::string reason);
+  /// A ufunc's own type resolution rule, run before the loop search for calls that
+  /// fix no types (NumPy's per-ufunc type resolvers: true division runs int / int as
+  /// float64). Returns the signature of a registered loop, or nothing to search.
+  using type_resolver = std::optional<type_signature> (*)(std::span<const ufunc::dtype> inputs);
+  void set_type_resolver(type_resolver resolver);
+  /// Inputs are only tested for truth: any dtype converts to a bool input under any
+  /// casting rule (NumPy's logical_and/or/xor accept int8 with casting='no').
+  void set_truth_inputs();
+  /// C++ integers that do not fit the arrays' dtype take part at their value (as
+  /// int64 or uint64) instead of raising overflow_error: NumPy 2's comparisons,
+  /// where uint8_array == -1 is false everywhere.
+  void set_exact_weak_integers();
   /// The loop that a call with these input dtypes would run (as ufunc.resolve_dtypes);
   /// throws no_loop_error.
   [[nodiscard]] type_signature resolve(std::span<const dtype> inputs, const call_options& options = {}) const;
+  /// The same, returning the whole loop entry (its code, reduce fn, flags).
+  [[nodiscard]] loop_entry resolve_loop(std::span<const dtype> inputs, const call_options& options = {}) const;
 
   array operator()(const operand& a, const call_options& options = {}) const;
   array operator()(const operand& a, const operand& b, const call_options& options = {}) const;
@@ -99,7 +114,41 @@ class function {
   /// The general call: any arity, every output returned.
   std::vector<array> call(std::span<const operand> inputs, const call_options& options = {}) const;
 
+  // NumPy's ufunc methods (core/methods.hpp has the options), on every target.
+  /// np.<ufunc>.reduce: binary ufuncs with one output. Several axes (or all) need a
+  /// reorderable loop or an identity; empty reductions and where= need an identity or
+  /// `initial`. Returns `out` when given.
+  array reduce(const array& a, const reduce_options& options = {}) const;
+  /// np.<ufunc>.accumulate along one axis: out[0] = a[0], out[i] = f(out[i-1], a[i]).
+  array accumulate(const array& a, const accumulate_options& options = {}) const;
+  /// np.<ufunc>.reduceat: reductions of a[indices[i]:indices[i+1]] along the axis (just
+  /// a[indices[i]] where indices[i] >= indices[i+1]; to the end for the last).
+  array reduceat(const array& a, const array& indices, const accumulate_options& options = {}) const;
+  /// np.<ufunc>.outer: f(a[i..., newaxis...], b[j...]), of shape a.shape + b.shape.
+  array outer(const operand& a, const operand& b, const call_options& options = {}) const;
+  /// np.<ufunc>.at: a[indices] = f(a[indices], b) in place, unbuffered: repeated
+  /// indices apply repeatedly, in index order. One integer (or bool) array per leading
+  /// axis of `a`; b broadcasts to the indexed shape. Indices are checked before anything
+  /// is written; results are cast back to a's dtype (unsafe, as NumPy).
+  void at(const array& a, std::span<const array> indices, const operand& b, const call_options& options = {}) const;
+  void at(const array& a, std::initializer_list<array> indices, const operand& b,
+          const call_options& options = {}) const {
+    at(a, std::span<const array>(indices.begin(), indices.size()), b, options);
+  }
+  void at(const array& a, const array& index, const operand& b, const call_options& options = {}) const {
+    at(a, std::span<const array>(&index, 1), b, options);
+  }
+  /// ufunc.at for unary ufuncs: a[indices] = f(a[indices]).
+  void at(const array& a, std::span<const array> indices, const call_options& options = {}) const;
+  void at(const array& a, std::initializer_list<array> indices, const call_options& options = {}) const {
+    at(a, std::span<const array>(indices.begin(), indices.size()), options);
+  }
+  void at(const array& a, const array& index, const call_options& options = {}) const {
+    at(a, std::span<const array>(&index, 1), options);
+  }
+
  private:
+  void at_impl(const array& a, std::span<const array> indices, const operand* b, const call_options& options) const;
   array call_single(std::span<const operand> inputs, const call_options& options) const;
   detail::result_list call_list(std::span<const operand> inputs, const call_options& options) const;
   std::shared_ptr<detail::function_state> state_;

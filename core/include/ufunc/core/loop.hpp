@@ -8,6 +8,7 @@
 
 #include <ufunc/core/config.hpp>
 #include <ufunc/core/device_call.hpp>
+#include <ufunc/core/device_method.hpp>
 #include <ufunc/core/dtype.hpp>
 
 namespace ufunc {
@@ -16,6 +17,12 @@ namespace ufunc {
 /// the first element of operand i (inputs, then outputs), steps[i] is its byte
 /// stride, n the element count, data the loop's own state (its functor).
 using inner_loop_fn = void (*)(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data);
+
+/// A fold for reductions, for loops of signature T(T, T): *acc = f(*acc, in[0]), then
+/// in[1], ..., in[n-1] (byte step `step`; `data` is the loop's host_data). A
+/// reorderable loop may regroup (SIMD lanes, pairwise sums), always the same way for
+/// a given n. See backends::cpu::reduce_loop.
+using reduce_loop_fn = void (*)(char* acc, const char* in, std::int64_t n, std::int64_t step, const void* data);
 
 /// The dtypes of one loop, NumPy's `types` entry ("ff->f").
 class type_signature {
@@ -67,6 +74,17 @@ struct loop_entry {
   /// The CUDA launcher, for loops compiled for the GPU (null otherwise).
   device_loop_fn device = nullptr;
   const void* device_data = nullptr;
+  /// The fold reductions use along a run (host_data is its state); null: reductions
+  /// call `host` one element at a time instead (correct, slow).
+  reduce_loop_fn reduce = nullptr;
+  /// True when reductions may regroup the operations (integer add/multiply, max/min,
+  /// bitwise, logical, gcd/lcm; float add/multiply, pairwise as NumPy). Reductions
+  /// of loops that are not reorderable fold each output strictly in order, and over
+  /// one axis at most.
+  bool reorderable = false;
+  /// The CUDA launcher of reduce/accumulate/at for this loop (device_data is its
+  /// state); null where the loop was not compiled for the GPU.
+  device_method_fn device_reduce = nullptr;
 };
 
 }  // namespace ufunc

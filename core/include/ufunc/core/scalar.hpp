@@ -5,6 +5,7 @@
 #pragma once
 
 #include <complex>
+#include <limits>
 #include <cstdint>
 #include <type_traits>
 
@@ -34,11 +35,12 @@ class weak_scalar {
       : kind_(kind::complex), real_(static_cast<double>(v.real())), imag_(static_cast<double>(v.imag())) {}
 
   [[nodiscard]] constexpr kind value_kind() const noexcept { return kind_; }
-  /// The dtype NumPy gives this scalar on its own: bool, int64, float64, complex128.
+  /// The dtype NumPy gives this scalar on its own: bool, int64 (uint64 from 2^63 up),
+  /// float64, complex128.
   [[nodiscard]] constexpr dtype default_dtype() const noexcept {
     switch (kind_) {
       case kind::boolean: return bool_;
-      case kind::integer: return int64;
+      case kind::integer: return int_ > std::numeric_limits<std::int64_t>::max() ? uint64 : int64;
       case kind::floating: return float64;
       case kind::complex: break;
     }

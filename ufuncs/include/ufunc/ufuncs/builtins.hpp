@@ -1,31 +1,28 @@
-// The ufuncs that ship compiled into the library, with NumPy's names, loop tables
-// and semantics. Their inner loops are compiled for SSE4.2, AVX2 and AVX-512 and
-// chosen for the running CPU.
+// The ufuncs that ship compiled into the library: NumPy 2's standard ufuncs with
+// NumPy's names, loop tables and semantics (see the README's inventory). Their host
+// loops are compiled for SSE4.2, AVX2 and AVX-512 and chosen for the running CPU;
+// with CUDA, their device loops are compiled into the library too.
 //
 //   auto c = ufunc::add(a, b);                    // as np.add(a, b)
 //   ufunc::multiply(a, 2, {.out = {a}});         // in place, as np.multiply(a, 2, out=a)
+//   auto [q, r] = ufunc::divmod.call(...);        // several outputs
 //   ufunc::sin->types();                          // {"f->f", "d->d", "F->F", "D->D"}
+//   const ufunc::function* f = ufunc::find_builtin("true_divide");  // by name
 #pragma once
 
+#include <span>
 #include <string_view>
 
-#include <ufunc/ufuncs/lazy_function.hpp>
+#include <ufunc/ufuncs/builtin_handles.hpp>
 
 namespace ufunc {
 
-namespace detail {
-const function& builtin_add();
-const function& builtin_subtract();
-const function& builtin_multiply();
-const function& builtin_square();
-const function& builtin_sin();
-}  // namespace detail
+/// Every built-in ufunc (NumPy's names; aliases not repeated).
+[[nodiscard]] inline std::span<const lazy_function> builtin_ufuncs() noexcept { return builtin_list; }
 
-inline constexpr lazy_function add{&detail::builtin_add};
-inline constexpr lazy_function subtract{&detail::builtin_subtract};
-inline constexpr lazy_function multiply{&detail::builtin_multiply};
-inline constexpr lazy_function square{&detail::builtin_square};
-inline constexpr lazy_function sin{&detail::builtin_sin};
+/// The built-in ufunc called `name` (NumPy's name or alias: "true_divide", "mod",
+/// "abs", "conj"), or nullptr.
+[[nodiscard]] const function* find_builtin(std::string_view name);
 
 /// The instruction set the built-in ufuncs' loops use on this CPU: "avx512bw",
 /// "avx2", "sse4_2" or "baseline". The UFUNC_SIMD_ARCH environment variable caps

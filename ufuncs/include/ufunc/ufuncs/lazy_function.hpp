@@ -27,6 +27,35 @@ class lazy_function {
     return get_().call(inputs, options);
   }
 
+  // The ufunc methods (see function.hpp and core/methods.hpp).
+  array reduce(const array& a, const reduce_options& options = {}) const { return get_().reduce(a, options); }
+  array accumulate(const array& a, const accumulate_options& options = {}) const {
+    return get_().accumulate(a, options);
+  }
+  array reduceat(const array& a, const array& indices, const accumulate_options& options = {}) const {
+    return get_().reduceat(a, indices, options);
+  }
+  array outer(const operand& a, const operand& b, const call_options& options = {}) const {
+    return get_().outer(a, b, options);
+  }
+  void at(const array& a, std::span<const array> indices, const operand& b, const call_options& options = {}) const {
+    get_().at(a, indices, b, options);
+  }
+  void at(const array& a, std::initializer_list<array> indices, const operand& b,
+          const call_options& options = {}) const {
+    get_().at(a, indices, b, options);
+  }
+  void at(const array& a, const array& index, const operand& b, const call_options& options = {}) const {
+    get_().at(a, index, b, options);
+  }
+  void at(const array& a, std::span<const array> indices, const call_options& options = {}) const {
+    get_().at(a, indices, options);
+  }
+  void at(const array& a, std::initializer_list<array> indices, const call_options& options = {}) const {
+    get_().at(a, indices, options);
+  }
+  void at(const array& a, const array& index, const call_options& options = {}) const { get_().at(a, index, options); }
+
  private:
   factory get_;
 };

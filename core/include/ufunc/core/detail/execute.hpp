@@ -19,7 +19,8 @@ namespace ufunc::detail {
 [[nodiscard]] target_id resolve_target(std::optional<target_id> requested);
 
 /// Whether a call of `size` elements on host data runs on the calling thread in one
-/// piece on target `t` (always for cpu; up to one grain for parallel and automatic).
+/// piece on target `t` (always for cpu; up to parallel::threshold() elements for parallel
+/// and automatic).
 [[nodiscard]] bool runs_inline(target_id t, std::int64_t size) noexcept;
 
 /// Runs every element of `task` on `t`'s backend.

@@ -52,6 +52,9 @@ struct loop_call {
   /// False when the target is only the build's or the environment's default: data
   /// on a GPU then runs on the GPU instead of being refused.
   bool target_named = true;
+  /// Inputs are only tested for truth, so any dtype converts to the loop's bool
+  /// inputs whatever the casting rule (NumPy's logical_and/or/xor).
+  bool truth_inputs = false;
 };
 
 /// Validates casts, shapes, outputs and overlap, allocates missing outputs, and runs

@@ -13,7 +13,9 @@
 #include <type_traits>
 #include <utility>
 
+#include <ufunc/backends/cpu/reduce.hpp>
 #include <ufunc/backends/cpu/simd.hpp>
+#include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/loop.hpp>
 #include <ufunc/core/signature.hpp>
 
@@ -109,21 +111,46 @@ UFUNC_ALWAYS_INLINE void contiguous_batches(const F& f, char* const* args, std::
     else
       return B::load_unaligned(in[i] + k);
   };
-  std::int64_t k = 0;
-  for (; k + W <= n; k += W) {
-    const B r = f(operand(std::integral_constant<std::size_t, I>{}, k)...);
-    r.store_unaligned(out + k);
+  // Full batches from k on; returns where they end.
+  auto batches = [&](auto streaming, std::int64_t k) {
+    for (; k + W <= n; k += W) {
+      const B r = f(operand(std::integral_constant<std::size_t, I>{}, k)...);
+      if constexpr (decltype(streaming)::value)
+        simd::stream_store(out + k, r);
+      else
+        r.store_unaligned(out + k);
+    }
+    return k;
+  };
+  // m < W elements from k: gather into full batches (padding repeats the first
+  // element so the padding lanes see ordinary values and raise no floating-point
+  // flag of their own), compute, store the live lanes.
+  auto partial = [&](std::int64_t k, std::int64_t m) {
+    alignas(64) T buf[NIN + 1][W];
+    for (std::size_t i = 0; i < NIN; ++i)
+      for (std::int64_t j = 0; j < W; ++j) buf[i][j] = (ScalarMask >> i & 1u) ? in[i][0] : in[i][k + (j < m ? j : 0)];
+    const B r = f(B::load_aligned(buf[I])...);
+    r.store_aligned(buf[NIN]);
+    std::memcpy(out + k, buf[NIN], static_cast<std::size_t>(m) * sizeof(T));
+  };
+  // A call with a large output (ufunc::detail::stream_stores, core/detail/streaming.hpp)
+  // writes its batches with non-temporal stores, from the first batch-aligned element.
+  if constexpr (simd::can_stream<T, Arch>) {
+    constexpr auto bytes = static_cast<std::uintptr_t>(W) * sizeof(T);
+    const auto misalign = reinterpret_cast<std::uintptr_t>(out) % bytes;
+    // Not in place: there the output's lines are in the cache already (just read).
+    const bool in_place = ((!(ScalarMask >> I & 1u) && static_cast<const T*>(out) == in[I]) || ...);
+    if (::ufunc::detail::stream_stores && n >= 4 * W && misalign % sizeof(T) == 0 && !in_place) {
+      const auto head = static_cast<std::int64_t>(misalign ? (bytes - misalign) / sizeof(T) : 0);
+      if (head) partial(0, head);
+      const std::int64_t k = batches(std::true_type{}, head);
+      simd::store_fence();
+      if (k != n) partial(k, n - k);
+      return;
+    }
   }
-  if (k == n) return;
-  // Tail: gather into full batches (padding repeats the first tail element so the
-  // padding lanes see ordinary values), compute, store the live lanes.
-  alignas(64) T buf[NIN + 1][W];
-  const std::int64_t m = n - k;
-  for (std::size_t i = 0; i < NIN; ++i)
-    for (std::int64_t j = 0; j < W; ++j) buf[i][j] = (ScalarMask >> i & 1u) ? in[i][0] : in[i][k + (j < m ? j : 0)];
-  const B r = f(B::load_aligned(buf[I])...);
-  r.store_aligned(buf[NIN]);
-  std::memcpy(out + k, buf[NIN], static_cast<std::size_t>(m) * sizeof(T));
+  const std::int64_t k = batches(std::false_type{}, 0);
+  if (k != n) partial(k, n - k);
 }
 
 template <class Arch, class T, std::size_t NIN, class F, std::size_t... I>
@@ -210,6 +237,7 @@ template <class Sig, class Arch = simd::default_arch, class F>
   e.host_data = held.get();
   e.keepalive = std::move(held);
   e.vectorized = is_vectorizable<F, Sig, Arch>;
+  set_reduce<Sig, F, Arch>(e);  // T(T, T): the fold reductions use (reduce.hpp)
   return e;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include <ufunc/core/device_call.hpp>
+#include <ufunc/core/device_method.hpp>
 
 namespace ufunc {
 class array;
@@ -41,11 +42,14 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes, int device, str
 /// Sets `bytes` at `dst` on `device` to zero, stream-ordered.
 void fill_zero(void* dst, std::size_t bytes, int device, stream_ref s);
 
-/// dst = src converted to dst's dtype, on the device (src broadcasts to dst's shape).
-void cast(const array& src, const array& dst, stream_ref s);
+/// dst = src converted to dst's dtype, on the device (src broadcasts to dst's shape);
+/// with a `where` mask (bool, broadcast to dst's shape), only where it is true.
+void cast(const array& src, const array& dst, stream_ref s, const array& where = {});
 
 /// Runs a device loop and checks the launch.
 void launch(device_loop_fn fn, const void* data, const device_call& call);
+/// Runs a device method launcher (reduce, accumulate, at) on call.device.
+void launch_method(device_method_fn fn, const void* data, const device_method_call& call);
 
 /// Throws target_error (or memory_error for out-of-memory) if `status` is not
 /// cudaSuccess; `what` names the operation. `status` is a cudaError_t.

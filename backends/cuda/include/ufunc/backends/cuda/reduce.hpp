@@ -1,0 +1,490 @@
+// cuda backend, device side of the ufunc methods: reduce, accumulate (and through
+// them reduceat) and at, made from a loop's __host__ __device__ functor. nvcc only.
+//
+// reduce (acc[p] = f(acc[p], x[p, r]); acc is initialized by the host driver):
+//   * reorderable loop, innermost dimension reduced: *inner* kernel, a block per
+//     output (several blocks per output when outputs are fewer than the GPU holds,
+//     each over a fixed contiguous chunk, their partials combined by a second kernel
+//     in block order). Each thread folds its elements in a fixed order (4 loads in
+//     flight), then cub::BlockReduce combines the threads in its fixed tree. Chunks
+//     and block counts depend on the shape and the device's SM count only, so results
+//     are the same from run to run.
+//   * otherwise *outer* kernel: a thread per output, coalesced across outputs along
+//     the innermost kept dimension, folding the reduced positions in order. A loop
+//     that is not reorderable folds straight into acc (NumPy's order); a reorderable
+//     one with few outputs splits the reduced positions into fixed slices whose
+//     partials combine in slice order.
+//   Masks (where=) carry a "selected anything" flag with each partial value, so
+//   neither kernel needs an identity.
+// accumulate: a thread per position of the other dimensions, out[i] = f(out[i-1], x[i]).
+// at: one block walks the index positions in order (NumPy's semantics for repeated
+//   indices with any functor: position k sees the result of position k-1); its
+//   threads share the trailing subspace of one position, then synchronize.
+#pragma once
+
+#if !defined(__CUDACC__)
+#error "ufunc/backends/cuda/reduce.hpp is CUDA code: compile this translation unit with nvcc (as a .cu file)"
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include <complex>
+
+#include <cub/block/block_reduce.cuh>
+#include <cuda/std/complex>
+
+#include <ufunc/backends/cuda/runtime.hpp>
+#include <ufunc/core/device_method.hpp>
+#include <ufunc/core/error.hpp>
+#include <ufunc/core/signature.hpp>
+
+namespace ufunc::backends::cuda {
+
+namespace method_detail {
+
+// As loops.hpp (which includes this header for make_loop): std::complex is read as
+// cuda::std::complex on the device.
+template <class T>
+struct device_type {
+  using type = T;
+};
+template <class T>
+struct device_type<std::complex<T>> {
+  using type = ::cuda::std::complex<T>;
+};
+template <class T>
+using device_t = typename device_type<T>::type;
+
+constexpr int max_kernel_dims = 8;
+
+constexpr int threads = 256;
+constexpr int unroll = 4;
+
+template <class T>
+struct maybe {
+  T v;
+  bool valid;
+};
+
+template <class F, class T>
+struct maybe_op {
+  F f;
+  __device__ __forceinline__ maybe<T> operator()(const maybe<T>& a, const maybe<T>& b) const {
+    if (!a.valid) return b;
+    if (!b.valid) return a;
+    return {static_cast<T>(f(a.v, b.v)), true};
+  }
+};
+
+template <class T, class F>
+__device__ __forceinline__ void fold(const F& f, maybe<T>& m, T v) {
+  m.v = m.valid ? static_cast<T>(f(m.v, v)) : v;
+  m.valid = true;
+}
+
+template <class T>
+__device__ __forceinline__ T ld(const char* p) {
+  return *reinterpret_cast<const T*>(p);
+}
+
+// A set of dimensions (kept or reduced) with each operand's byte strides.
+struct dims {
+  int n = 0;
+  std::int64_t extent[max_kernel_dims];
+  std::int64_t x[max_kernel_dims];
+  std::int64_t acc[max_kernel_dims];
+  std::int64_t mask[max_kernel_dims];
+  __device__ __forceinline__ void offsets(std::int64_t i, std::int64_t& ox, std::int64_t& oa,
+                                          std::int64_t& om) const {
+    for (int d = 0; d < n; ++d) {
+      const std::int64_t q = i / extent[d];
+      const std::int64_t idx = i - q * extent[d];
+      i = q;
+      ox += idx * x[d];
+      oa += idx * acc[d];
+      om += idx * mask[d];
+    }
+  }
+};
+
+struct reduce_params {
+  char* acc;
+  const char* x;
+  const char* mask;
+  dims kept, red;
+  std::int64_t K, R;
+  std::int64_t nb;     // blocks per output (inner) or slices (outer)
+  std::int64_t chunk;  // reduced positions per block or slice
+  void* partials;
+};
+
+// The reduced position r of one output: x and mask offsets.
+__device__ __forceinline__ void reduced_offset(const dims& red, std::int64_t r, std::int64_t& ox, std::int64_t& om) {
+  if (red.n == 1) {
+    ox = r * red.x[0];
+    om = r * red.mask[0];
+    return;
+  }
+  std::int64_t oa = 0;
+  ox = om = 0;
+  red.offsets(r, ox, oa, om);
+}
+
+template <class F, class T, bool Mask>
+__global__ void __launch_bounds__(threads) reduce_inner_kernel(F f, reduce_params p) {
+  using M = maybe<T>;
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) / p.nb;
+  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) - k * p.nb;
+  std::int64_t kx = 0, ka = 0, km = 0;
+  p.kept.offsets(k, kx, ka, km);
+  const char* x = p.x + kx;
+  const char* mask = p.mask + km;
+  const std::int64_t r0 = b * p.chunk, r1 = min(p.R, r0 + p.chunk);
+  M t{T{}, false};
+  std::int64_t r = r0 + threadIdx.x;
+  // Four loads in flight per thread, folded in order.
+  for (; r + (unroll - 1) * threads < r1; r += unroll * threads) {
+    T v[unroll];
+    bool sel[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      std::int64_t ox, om;
+      reduced_offset(p.red, r + u * threads, ox, om);
+      v[u] = ld<T>(x + ox);
+      sel[u] = !Mask || ld<bool>(mask + om);
+    }
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+      if (sel[u]) fold(f, t, v[u]);
+  }
+  for (; r < r1; r += threads) {
+    std::int64_t ox, om;
+    reduced_offset(p.red, r, ox, om);
+    if (!Mask || ld<bool>(mask + om)) fold(f, t, ld<T>(x + ox));
+  }
+  using block_reduce = cub::BlockReduce<M, threads>;
+  __shared__ typename block_reduce::TempStorage storage;
+  const M total = block_reduce(storage).Reduce(t, maybe_op<F, T>{f});
+  if (threadIdx.x != 0) return;
+  if (p.nb == 1) {
+    if (total.valid) {
+      T* acc = reinterpret_cast<T*>(p.acc + ka);
+      *acc = static_cast<T>(f(*acc, total.v));
+    }
+  } else {
+    static_cast<M*>(p.partials)[k * p.nb + b] = total;
+  }
+}
+
+// The partials of one output's blocks, in block order, into acc.
+template <class F, class T>
+__global__ void __launch_bounds__(threads) combine_blocks_kernel(F f, reduce_params p) {
+  using M = maybe<T>;
+  const std::int64_t k = blockIdx.x;
+  const M* parts = static_cast<const M*>(p.partials) + k * p.nb;
+  M t{T{}, false};
+  for (std::int64_t j = threadIdx.x; j < p.nb; j += threads) t = maybe_op<F, T>{f}(t, parts[j]);
+  using block_reduce = cub::BlockReduce<M, threads>;
+  __shared__ typename block_reduce::TempStorage storage;
+  const M total = block_reduce(storage).Reduce(t, maybe_op<F, T>{f});
+  if (threadIdx.x == 0 && total.valid) {
+    std::int64_t kx = 0, ka = 0, km = 0;
+    p.kept.offsets(k, kx, ka, km);
+    T* acc = reinterpret_cast<T*>(p.acc + ka);
+    *acc = static_cast<T>(f(*acc, total.v));
+  }
+}
+
+// A thread per output. Direct: fold into acc in order (loops that may not regroup).
+template <class F, class T, bool Mask, bool Direct>
+__global__ void __launch_bounds__(threads) reduce_outer_kernel(F f, reduce_params p) {
+  using M = maybe<T>;
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
+  if (k >= p.K) return;
+  const std::int64_t s = blockIdx.y;
+  std::int64_t kx = 0, ka = 0, km = 0;
+  p.kept.offsets(k, kx, ka, km);
+  T* acc = reinterpret_cast<T*>(p.acc + ka);
+  M t{T{}, false};
+  if constexpr (Direct) t = M{*acc, true};
+  const std::int64_t r0 = s * p.chunk, r1 = min(p.R, r0 + p.chunk);
+  for (std::int64_t r = r0; r < r1; ++r) {
+    std::int64_t ox, om;
+    reduced_offset(p.red, r, ox, om);
+    if (!Mask || ld<bool>(p.mask + km + om)) fold(f, t, ld<T>(p.x + kx + ox));
+  }
+  if constexpr (Direct) {
+    *acc = t.v;
+  } else if (p.nb == 1) {
+    if (t.valid) *acc = static_cast<T>(f(*acc, t.v));
+  } else {
+    static_cast<M*>(p.partials)[s * p.K + k] = t;
+  }
+}
+
+template <class F, class T>
+__global__ void __launch_bounds__(threads) combine_slices_kernel(F f, reduce_params p) {
+  using M = maybe<T>;
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
+  if (k >= p.K) return;
+  const M* parts = static_cast<const M*>(p.partials);
+  M t{T{}, false};
+  for (std::int64_t s = 0; s < p.nb; ++s) t = maybe_op<F, T>{f}(t, parts[s * p.K + k]);
+  if (!t.valid) return;
+  std::int64_t kx = 0, ka = 0, km = 0;
+  p.kept.offsets(k, kx, ka, km);
+  T* acc = reinterpret_cast<T*>(p.acc + ka);
+  *acc = static_cast<T>(f(*acc, t.v));
+}
+
+struct accumulate_params {
+  char* out;
+  const char* x;
+  dims other;
+  std::int64_t K, L, out_step, x_step;
+};
+
+template <class F, class T>
+__global__ void __launch_bounds__(threads) accumulate_kernel(F f, accumulate_params p) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
+  if (k >= p.K) return;
+  std::int64_t ox = 0, oo = 0, om = 0;
+  p.other.offsets(k, ox, oo, om);
+  T a = ld<T>(p.out + oo);
+  for (std::int64_t i = 1; i < p.L; ++i) {
+    a = static_cast<T>(f(a, ld<T>(p.x + ox + i * p.x_step)));
+    *reinterpret_cast<T*>(p.out + oo + i * p.out_step) = a;
+  }
+}
+
+struct at_params {
+  char* a;
+  const char* b;
+  const std::int64_t* offsets;  // a offset, b offset per position
+  std::int64_t count;
+  dims sub;  // x: b strides, acc: a strides
+  std::int64_t sub_size;
+};
+
+template <class F, class T, int NIN>
+__global__ void __launch_bounds__(threads) at_kernel(F f, at_params p) {
+  for (std::int64_t pos = 0; pos < p.count; ++pos) {
+    char* a = p.a + p.offsets[2 * pos];
+    const char* b = p.b + p.offsets[2 * pos + 1];
+    for (std::int64_t t = threadIdx.x; t < p.sub_size; t += threads) {
+      std::int64_t ob = 0, oa = 0, om = 0;
+      p.sub.offsets(t, ob, oa, om);
+      T* e = reinterpret_cast<T*>(a + oa);
+      if constexpr (NIN == 1)
+        *e = static_cast<T>(f(*e));
+      else
+        *e = static_cast<T>(f(*e, ld<T>(b + ob)));
+    }
+    __syncthreads();  // the next position may update the same elements
+  }
+}
+
+inline int sm_count(int device) {
+  static int counts[64] = {};
+  if (device < 0 || device >= 64) return 1;
+  if (counts[device] == 0) {
+    int n = 1;
+    check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    counts[device] = std::max(n, 1);
+  }
+  return counts[device];
+}
+
+inline void check_dims(const device_method_call& c) {
+  if (c.ndim > 2 * max_kernel_dims)
+    throw value_error("cuda: the method's operands leave " + std::to_string(c.ndim) +
+                      " dimensions after merging; at most " + std::to_string(max_kernel_dims) +
+                      " kept and reduced ones are supported");
+}
+
+inline void push(dims& d, const device_method_call& c, int dim, int acc_op, int x_op, int mask_op) {
+  if (d.n == max_kernel_dims)
+    throw value_error("cuda: more than " + std::to_string(max_kernel_dims) +
+                      " kept or reduced dimensions after merging are not supported");
+  d.extent[d.n] = c.shape[dim];
+  d.acc[d.n] = acc_op >= 0 ? c.strides[acc_op][dim] : 0;
+  d.x[d.n] = x_op >= 0 ? c.strides[x_op][dim] : 0;
+  d.mask[d.n] = mask_op >= 0 ? c.strides[mask_op][dim] : 0;
+  ++d.n;
+}
+
+template <class F, class T>
+struct methods {
+  using M = maybe<T>;
+
+  static void reduce(const F& f, const device_method_call& c, cudaStream_t stream) {
+    check_dims(c);
+    reduce_params p{};
+    p.acc = reinterpret_cast<char*>(c.base[0]);
+    p.x = reinterpret_cast<const char*>(c.base[1]);
+    p.mask = c.has_mask ? reinterpret_cast<const char*>(c.base[2]) : nullptr;
+    p.K = p.R = 1;
+    for (int d = 0; d < c.ndim; ++d) {
+      if (c.shape[d] == 1) continue;
+      if (c.strides[0][d] == 0) {
+        push(p.red, c, d, 0, 1, c.has_mask ? 2 : -1);
+        p.R *= c.shape[d];
+      } else {
+        push(p.kept, c, d, 0, 1, c.has_mask ? 2 : -1);
+        p.K *= c.shape[d];
+      }
+    }
+    if (p.K == 0 || p.R == 0) return;
+    const int sms = sm_count(c.device);
+    std::shared_ptr<void> partials;
+    const bool inner = c.reorderable && p.red.n > 0 && c.strides[0][0] == 0 && c.shape[0] > 1;
+    if (inner) {
+      // Blocks per output: enough to fill the GPU when outputs are few, each over a
+      // whole number of tiles (threads * unroll positions).
+      const std::int64_t target = static_cast<std::int64_t>(sms) * 4;
+      const std::int64_t tile = threads * unroll;
+      std::int64_t nb = p.K >= target ? 1 : std::min((target + p.K - 1) / p.K, (p.R + tile - 1) / tile);
+      nb = std::max<std::int64_t>(nb, 1);
+      p.chunk = ((p.R + nb - 1) / nb + tile - 1) / tile * tile;
+      p.nb = (p.R + p.chunk - 1) / p.chunk;
+      if (p.K * p.nb > 0x7fffffff) throw value_error("cuda: reduction too large for one launch");
+      if (p.nb > 1) {
+        partials = allocate(static_cast<std::size_t>(p.K * p.nb) * sizeof(M), c.device, stream_ref{stream});
+        p.partials = partials.get();
+      }
+      const auto blocks = static_cast<unsigned>(p.K * p.nb);
+      if (c.has_mask)
+        reduce_inner_kernel<F, T, true><<<blocks, threads, 0, stream>>>(f, p);
+      else
+        reduce_inner_kernel<F, T, false><<<blocks, threads, 0, stream>>>(f, p);
+      check(cudaGetLastError(), "launching a reduction kernel");
+      if (p.nb > 1) {
+        if (p.K > 0x7fffffff) throw value_error("cuda: reduction too large for one launch");
+        combine_blocks_kernel<F, T><<<static_cast<unsigned>(p.K), threads, 0, stream>>>(f, p);
+        check(cudaGetLastError(), "launching a reduction kernel");
+      }
+      return;
+    }
+    // A thread per output; reorderable loops with few outputs split the reduced
+    // positions into slices (at least 64 positions each).
+    std::int64_t slices = 1;
+    if (c.reorderable) {
+      const std::int64_t want = static_cast<std::int64_t>(sms) * threads * 4;
+      if (p.K < want) slices = std::min<std::int64_t>({(want + p.K - 1) / p.K, (p.R + 63) / 64, 65535});
+      slices = std::max<std::int64_t>(slices, 1);
+    }
+    p.chunk = (p.R + slices - 1) / slices;
+    p.nb = (p.R + p.chunk - 1) / p.chunk;
+    const std::int64_t grid_x = (p.K + threads - 1) / threads;
+    if (grid_x > 0x7fffffff) throw value_error("cuda: reduction too large for one launch");
+    if (p.nb > 1) {
+      partials = allocate(static_cast<std::size_t>(p.K * p.nb) * sizeof(M), c.device, stream_ref{stream});
+      p.partials = partials.get();
+    }
+    const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(p.nb));
+    if (!c.reorderable) {
+      if (c.has_mask)
+        reduce_outer_kernel<F, T, true, true><<<grid, threads, 0, stream>>>(f, p);
+      else
+        reduce_outer_kernel<F, T, false, true><<<grid, threads, 0, stream>>>(f, p);
+    } else {
+      if (c.has_mask)
+        reduce_outer_kernel<F, T, true, false><<<grid, threads, 0, stream>>>(f, p);
+      else
+        reduce_outer_kernel<F, T, false, false><<<grid, threads, 0, stream>>>(f, p);
+    }
+    check(cudaGetLastError(), "launching a reduction kernel");
+    if (p.nb > 1) {
+      combine_slices_kernel<F, T><<<static_cast<unsigned>(grid_x), threads, 0, stream>>>(f, p);
+      check(cudaGetLastError(), "launching a reduction kernel");
+    }
+  }
+
+  static void accumulate(const F& f, const device_method_call& c, cudaStream_t stream) {
+    check_dims(c);
+    accumulate_params p{};
+    p.out = reinterpret_cast<char*>(c.base[0]);
+    p.x = reinterpret_cast<const char*>(c.base[1]);
+    p.K = 1;
+    for (int d = 0; d < c.ndim; ++d) {
+      if (d == c.axis) continue;
+      if (c.shape[d] == 1) continue;
+      push(p.other, c, d, 0, 1, -1);
+      p.K *= c.shape[d];
+    }
+    p.L = c.shape[c.axis];
+    p.out_step = c.strides[0][c.axis];
+    p.x_step = c.strides[1][c.axis];
+    if (p.K == 0 || p.L <= 1) return;
+    const std::int64_t blocks = (p.K + threads - 1) / threads;
+    if (blocks > 0x7fffffff) throw value_error("cuda: accumulation too large for one launch");
+    accumulate_kernel<F, T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(f, p);
+    check(cudaGetLastError(), "launching an accumulation kernel");
+  }
+
+  template <int NIN>
+  static void at(const F& f, const device_method_call& c, cudaStream_t stream) {
+    at_params p{};
+    p.a = reinterpret_cast<char*>(c.base[0]);
+    p.b = reinterpret_cast<const char*>(c.base[1]);
+    p.offsets = c.offsets;
+    p.count = c.count;
+    p.sub_size = 1;
+    for (int d = 0; d < c.ndim; ++d) {
+      if (c.shape[d] == 1) continue;
+      push(p.sub, c, d, 0, NIN == 2 ? 1 : -1, -1);
+      p.sub_size *= c.shape[d];
+    }
+    if (p.count == 0 || p.sub_size == 0) return;
+    at_kernel<F, T, NIN><<<1, threads, 0, stream>>>(f, p);
+    check(cudaGetLastError(), "launching a ufunc.at kernel");
+  }
+
+  static void launch_binary(const device_method_call& c, const void* data) {
+    const F& f = *static_cast<const F*>(data);
+    const auto stream = static_cast<cudaStream_t>(c.stream);
+    switch (c.kind) {
+      case device_method::reduce:
+        reduce(f, c, stream);
+        return;
+      case device_method::accumulate:
+        accumulate(f, c, stream);
+        return;
+      case device_method::at:
+        at<2>(f, c, stream);
+        return;
+    }
+  }
+
+  static void launch_unary(const device_method_call& c, const void* data) {
+    const F& f = *static_cast<const F*>(data);
+    if (c.kind != device_method::at) throw value_error("cuda: reduce and accumulate need a binary loop");
+    at<1>(f, c, static_cast<cudaStream_t>(c.stream));
+  }
+};
+
+template <class Sig, class F>
+struct method_for {
+  static constexpr device_method_fn fn = nullptr;
+};
+template <class T, class F>
+struct method_for<T(T, T), F> {
+  static constexpr device_method_fn fn = &methods<F, device_t<T>>::launch_binary;
+};
+template <class T, class F>
+struct method_for<T(T), F> {
+  static constexpr device_method_fn fn = &methods<F, device_t<T>>::launch_unary;
+};
+
+}  // namespace method_detail
+
+/// The CUDA launcher of reduce / accumulate / at for functor F with signature Sig:
+/// T(T, T) (every method) or T(T) (at), null for other signatures.
+template <class Sig, class F>
+inline constexpr device_method_fn device_method_loop = method_detail::method_for<Sig, F>::fn;
+
+}  // namespace ufunc::backends::cuda

@@ -1,0 +1,114 @@
+#include <ufunc/backends/parallel/reduce.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/detail/method_task.hpp>
+
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+// As in execute.cpp: TSan cannot see TBB's own synchronization (Debian's libtbb is
+// not instrumented), so the happens-before edges are stated.
+#define UFUNC_TSAN_RELEASE(p) __tsan_release(p)
+#define UFUNC_TSAN_ACQUIRE(p) __tsan_acquire(p)
+#else
+#define UFUNC_TSAN_RELEASE(p) ((void)(p))
+#define UFUNC_TSAN_ACQUIRE(p) ((void)(p))
+#endif
+
+namespace ufunc::backends::parallel {
+
+namespace {
+
+[[maybe_unused]] char tsan_token;
+
+struct release_on_exit {
+  ~release_on_exit() { UFUNC_TSAN_RELEASE(&tsan_token); }
+};
+struct acquire_on_exit {
+  ~acquire_on_exit() { UFUNC_TSAN_ACQUIRE(&tsan_token); }
+};
+
+// One piece of work on whichever thread runs it, with its floating-point flags
+// gathered into the task (errstate) when the caller asked for them.
+template <class Fn>
+void piece(const detail::unit_task& task, Fn&& fn) {
+  UFUNC_TSAN_ACQUIRE(&tsan_token);
+  const release_on_exit publish;
+  if (!task.gather_fp()) {
+    fn();
+    return;
+  }
+  detail::fp_clear();
+  fn();
+  if (const unsigned flags = detail::fp_read()) task.add_fp_flags(flags);
+}
+
+struct run_context {
+  const detail::unit_task* task;
+  std::int64_t grain;
+};
+
+void run(void* context) {
+  const auto& c = *static_cast<const run_context*>(context);
+  const detail::unit_task& task = *c.task;
+  const std::int64_t units = task.units();
+  const std::int64_t per_unit = std::max<std::int64_t>(1, task.size() / units);
+  const std::int64_t blocks = task.blocks();
+  const int threads = tbb::this_task_arena::max_concurrency();
+  if (blocks > 1 && units < 2 * static_cast<std::int64_t>(threads)) {
+    // Few outputs, long reductions: the blocks of one unit on every thread, then the
+    // partials combined in block order on this thread. Same bits as run_units.
+    const std::size_t psize = task.partial_size();
+    std::vector<std::byte> partials(static_cast<std::size_t>(blocks) * psize);
+    std::unique_ptr<bool[]> nonempty(new bool[static_cast<std::size_t>(blocks)]);
+    const std::int64_t per_block = std::max<std::int64_t>(1, per_unit / blocks);
+    const std::int64_t bgrain = std::max<std::int64_t>(1, c.grain / per_block);
+    for (std::int64_t u = 0; u < units; ++u) {
+      tbb::parallel_for(
+          tbb::blocked_range<std::int64_t>(0, (blocks + bgrain - 1) / bgrain),
+          [&](const tbb::blocked_range<std::int64_t>& r) {
+            piece(task, [&] {
+              task.block_partials(u, r.begin() * bgrain, std::min(blocks, r.end() * bgrain), partials.data(),
+                                  nonempty.get());
+            });
+          },
+          tbb::simple_partitioner());
+      piece(task, [&] { task.combine(u, partials.data(), nonempty.get()); });
+    }
+    return;
+  }
+  const std::int64_t ugrain = std::max<std::int64_t>(1, c.grain / per_unit);
+  tbb::parallel_for(
+      tbb::blocked_range<std::int64_t>(0, (units + ugrain - 1) / ugrain),
+      [&](const tbb::blocked_range<std::int64_t>& r) {
+        piece(task, [&] { task.run_units(r.begin() * ugrain, std::min(units, r.end() * ugrain)); });
+      },
+      tbb::simple_partitioner());
+}
+
+}  // namespace
+
+void execute_units(const detail::unit_task& task) {
+  const std::int64_t units = task.units();
+  if (units == 0) return;
+  const std::int64_t g = grain();
+  if (task.size() <= g) {  // small: on the calling thread, no workers woken
+    task.run_units(0, units);
+    return;
+  }
+  run_context context{&task, g};
+  UFUNC_TSAN_RELEASE(&tsan_token);
+  const acquire_on_exit join;  // also when a piece threw
+  run_in_arena(&run, &context);
+}
+
+}  // namespace ufunc::backends::parallel

@@ -1,0 +1,119 @@
+#include <ufunc/core/detail/methods.hpp>
+
+#include <ufunc/core/detail/execute.hpp>
+#include <ufunc/core/error.hpp>
+
+namespace ufunc::detail {
+
+std::string method_label(const function& f, const char* method) { return "ufunc '" + f.name() + "'." + method; }
+
+void require_reduce_like(const function& f, const char* method) {
+  if (f.nin() != 2)
+    throw value_error(std::string(method) + " only supported for binary functions (" + method_label(f, method) +
+                      " takes " + std::to_string(f.nin()) + " input" + (f.nin() == 1 ? "" : "s") + ")");
+  if (f.nout() != 1)
+    throw value_error(std::string(method) + " only supported for functions returning a single value (" +
+                      method_label(f, method) + " has " + std::to_string(f.nout()) + " outputs)");
+}
+
+int normalize_axis(int axis, int ndim, const function& f, const char* method) {
+  if (axis < -ndim || axis >= ndim)
+    throw index_error(method_label(f, method) + ": axis " + std::to_string(axis) +
+                      " is out of bounds for array of dimension " + std::to_string(ndim));
+  return axis < 0 ? axis + ndim : axis;
+}
+
+namespace {
+
+bool upcast_for_add_multiply(const function& f, dtype input) {
+  if (f.name() != "add" && f.name() != "multiply") return false;
+  return input == bool_ || (input.is_integer() && input.itemsize() < 8);
+}
+
+bool is_logical(const function& f) {
+  return f.name() == "logical_and" || f.name() == "logical_or" || f.name() == "logical_xor";
+}
+
+}  // namespace
+
+reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtype input,
+                                     std::optional<dtype> requested, const array* out) {
+  const dtype pair[2] = {input, input};
+  loop_entry loop;
+  bool found = false;
+  if (!requested && out == nullptr && upcast_for_add_multiply(f, input)) {
+    // NumPy: "make sure at least a long is used for add and multiply reduction".
+    call_options opt;
+    opt.casting = casting::unsafe;
+    opt.dtype = input.kind() == dtype_kind::unsigned_int ? uint64 : int64;
+    try {
+      loop = f.resolve_loop(pair, opt);
+      found = loop.types.output(0) == *opt.dtype;
+    } catch (const no_loop_error&) {
+      found = false;  // a user's "add" without 64-bit loops: the ordinary rules
+    }
+  }
+  if (!found && !requested && is_logical(f)) {
+    // NumPy's logical ufuncs promote every operand to bool (logical_ufunc_promoter).
+    call_options opt;
+    opt.casting = casting::unsafe;
+    opt.signature = "??->?";
+    loop = f.resolve_loop(pair, opt);
+    found = true;
+  }
+  if (!found) {
+    if (requested) {
+      call_options opt;
+      opt.casting = casting::unsafe;
+      opt.dtype = requested;
+      loop = f.resolve_loop(pair, opt);
+    } else if (out != nullptr) {
+      const dtype with_out[2] = {out->type(), input};
+      loop = f.resolve_loop(with_out);
+    } else {
+      loop = f.resolve_loop(pair);
+    }
+  }
+  const auto& t = loop.types;
+  if (t.input(0) != t.output(0) || t.input(1) != t.output(0))
+    throw no_loop_error(method_label(f, method) + ": the resolved loop " + t.str() +
+                        " cannot reduce (its inputs and output must have one dtype)");
+  if (requested && t.output(0) != *requested)
+    throw no_loop_error(method_label(f, method) + ": no loop computes in " + std::string(requested->name()) +
+                        "; registered signatures:" + [&] {
+                          std::string s;
+                          for (const auto& sig : f.types()) s += " " + sig;
+                          return s;
+                        }());
+  return {std::move(loop), t.output(0)};
+}
+
+method_placement place_method(const function& f, const char* method, std::optional<target_id> requested,
+                              std::initializer_list<const array*> arrays) {
+  const target_id t = resolve_target(requested);
+  bool any_device = false, any_host = false;
+  for (const array* a : arrays) {
+    if (a == nullptr || !a->valid()) continue;
+    (a->device().is_host() ? any_host : any_device) = true;
+  }
+  if (any_device && any_host)
+    throw target_error(method_label(f, method) +
+                       ": mixed host and device operands; move them with ufunc::to_device() or ufunc::to_host() "
+                       "first (calls never copy device data implicitly)");
+  if (any_device && requested && (*requested == target_id::cpu || *requested == target_id::parallel))
+    throw target_error(method_label(f, method) + ": the data is on a GPU, but target '" +
+                       std::string(to_string(*requested)) + "' runs on the host; use target cuda or to_host()");
+  const bool on_device = any_device || t == target_id::cuda;
+  return {any_device && t != target_id::cuda ? target_id::cuda : t, on_device};
+}
+
+void method_not_on_target(const function& f, const char* method, target_id t) {
+  throw target_error(method_label(f, method) + " is not implemented on target '" + std::string(to_string(t)) +
+                     "' in this build");
+}
+
+array restride(const array& a, const dim_vector& shape, const dim_vector& strides, std::byte* data) {
+  return array(data, a.type(), shape, strides, a.owner(), a.device());
+}
+
+}  // namespace ufunc::detail

@@ -1,0 +1,229 @@
+// ufunc.reduce on the host targets (the engine is fold.cpp); device data goes to the
+// cuda backend (backends/cuda/src/device_methods.cpp).
+#include <algorithm>
+#include <cstring>
+
+#include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/elementwise.hpp>
+#include <ufunc/core/error.hpp>
+#include <ufunc/core/function.hpp>
+
+#include <ufunc/core/detail/methods.hpp>
+
+#include "fold.hpp"
+
+namespace ufunc {
+
+namespace detail {
+
+reduce_plan plan_reduce(const function& f, const array& a, const reduce_options& o) {
+  require_reduce_like(f, "reduce");
+  if (!a.valid()) throw value_error(method_label(f, "reduce") + ": the input is a null array");
+  reduce_plan p;
+  const int nd = static_cast<int>(a.ndim());
+  p.reduced.assign(static_cast<std::size_t>(nd), false);
+  const auto& ax = o.axis;
+  int naxes = 0;
+  if (ax.all()) {
+    for (int d = 0; d < nd; ++d) p.reduced[d] = true;
+    naxes = nd;
+  } else if (nd == 0 && ax.single() && (ax.list()[0] == 0 || ax.list()[0] == -1)) {
+    // NumPy accepts axis=0 and axis=-1 (as integers) for 0-d arrays: nothing to reduce.
+  } else {
+    for (int axis : ax.list()) {
+      const int d = normalize_axis(axis, nd, f, "reduce");
+      if (p.reduced[d]) throw value_error(method_label(f, "reduce") + ": duplicate value in 'axis'");
+      p.reduced[d] = true;
+      ++naxes;
+    }
+  }
+  const auto rl = resolve_reduce_like(f, "reduce", a.type(), o.dtype, o.out ? &*o.out : nullptr);
+  p.loop = rl.loop;
+  p.type = rl.type;
+  // NumPy: a ufunc with an identity (or a reorderable loop, here) may reduce several axes.
+  if (naxes > 1 && !(p.loop.reorderable || f.identity()))
+    throw value_error(method_label(f, "reduce") + ": reduction operation '" + f.name() +
+                      "' is not reorderable, so at most one axis may be specified");
+
+  if (o.where.valid()) {
+    if (o.where.type() != bool_)
+      throw dtype_error(method_label(f, "reduce") + ": where= must be a bool array, not " + o.where.describe());
+    if (!o.initial && !f.identity())
+      throw value_error(method_label(f, "reduce") + ": reduction operation '" + f.name() +
+                        "' does not have an identity, so to use a where mask one has to specify 'initial'");
+    const dim_vector shapes[] = {a.shape(), o.where.shape()};
+    bool ok = o.where.ndim() <= a.ndim();
+    if (ok) {
+      try {
+        ok = broadcast_shapes(shapes) == a.shape();
+      } catch (const broadcast_error&) {
+        ok = false;
+      }
+    }
+    if (!ok)
+      throw broadcast_error(method_label(f, "reduce") + ": where= of shape " + array::shape_string(o.where.shape()) +
+                            " does not broadcast to the input's shape " + array::shape_string(a.shape()));
+  }
+
+  if (o.initial) {
+    const auto& init = *o.initial;
+    if (init.value_kind() == weak_scalar::kind::complex && !p.type.is_complex())
+      throw casting_error(method_label(f, "reduce") + ": initial=" + init.str() + " cannot be converted to " +
+                          std::string(p.type.name()));
+    if (!init.fits(p.type))
+      throw overflow_error(method_label(f, "reduce") + ": Python integer " + init.str() + " out of bounds for " +
+                           std::string(p.type.name()));
+    init.store(p.type, p.start);
+    p.has_start = true;
+  } else if (f.identity()) {
+    f.identity()->store(p.type, p.start);  // unsigned: -1 is all ones, as NumPy
+    p.has_start = true;
+  }
+
+  std::int64_t reduced_count = 1;
+  for (int d = 0; d < nd; ++d) {
+    if (p.reduced[d]) {
+      reduced_count *= a.shape()[d];
+      if (o.keepdims) p.shape.push_back(1);
+    } else {
+      p.shape.push_back(a.shape()[d]);
+    }
+  }
+  if (reduced_count == 0 && shape_size(p.shape) > 0 && !p.has_start)
+    throw value_error(method_label(f, "reduce") + ": zero-size array to reduction operation " + f.name() +
+                      " which has no identity");
+
+  if (o.out) {
+    const array& out = *o.out;
+    if (!out.valid()) throw value_error(method_label(f, "reduce") + ": out is a null array");
+    if (out.ndim() != p.shape.size())
+      throw value_error(method_label(f, "reduce") +
+                        ": output parameter for reduction operation " + f.name() +
+                        " has the wrong number of dimensions: Found " + std::to_string(out.ndim()) +
+                        " but expected " + std::to_string(p.shape.size()) +
+                        (o.keepdims ? " (must match the operand's when keepdims=True)" : ""));
+    if (!(out.shape() == p.shape))
+      throw broadcast_error(method_label(f, "reduce") + ": out has shape " + array::shape_string(out.shape()) +
+                            ", but the reduction of shape " + array::shape_string(a.shape()) + " has shape " +
+                            array::shape_string(p.shape));
+    if (!out.writeable()) throw overlap_error(method_label(f, "reduce") + ": out (" + out.describe() + ") is read-only");
+  }
+  return p;
+}
+
+namespace {
+
+// Byte strides over a's shape of a result array laid out as p.shape (0 along reduced axes).
+dim_vector spread_strides(const reduce_plan& p, const array& result, bool keepdims) {
+  dim_vector s(p.reduced.size(), 0);
+  std::size_t j = 0;
+  for (std::size_t d = 0; d < p.reduced.size(); ++d) {
+    if (p.reduced[d]) {
+      if (keepdims) ++j;
+      continue;
+    }
+    s[d] = result.strides()[j++];
+  }
+  return s;
+}
+
+bool has_zero_stride(const array& a) {
+  for (std::size_t d = 0; d < a.ndim(); ++d)
+    if (a.shape()[d] > 1 && a.strides()[d] == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+// Folds `a` (and the mask) into `acc`, which has been initialized: one box when a
+// start value exists, else the boxes that leave out the element copied first.
+void run_reduce_folds(const function& f, target_id t, const reduce_plan& p, const array& a, const array& where,
+                      const array& acc, bool keepdims) {
+  const dim_vector acc_strides = spread_strides(p, acc, keepdims);
+  dim_vector where_strides;
+  if (where.valid()) where_strides = broadcast_strides(where.shape(), where.strides(), a.shape());
+  fold_loop fl;
+  fl.elementwise = p.loop.host;
+  fl.data = p.loop.host_data;
+  fl.reduce = p.loop.reduce;
+  fl.reorderable = p.loop.reorderable;
+  fl.type = p.type;
+  fp_scope fp;
+  auto run_box = [&](const dim_vector& shape, const std::byte* x, const std::byte* mask) {
+    fold_view v;
+    v.shape = shape;
+    v.acc = acc.data();
+    v.acc_strides = acc_strides;
+    v.x = x;
+    v.x_strides = a.strides();
+    v.x_type = a.type();
+    v.mask = mask;
+    v.mask_strides = where_strides;
+    fold_task task(v, fl);
+    task.set_gather_fp(fp.active());
+    execute_units(t, task);
+    fp.collect(task.fp_flags());
+  };
+  if (p.has_start) {
+    run_box(a.shape(), a.data(), where.valid() ? where.data() : nullptr);
+  } else {
+    // Without a start value the first element along the reduced axes was copied in;
+    // the rest is a union of boxes: [1:] along the first reduced axis; 0 along it and
+    // [1:] along the second; and so on.
+    dim_vector shape = a.shape();
+    const std::byte* base = a.data();
+    for (std::size_t d = 0; d < p.reduced.size(); ++d) {
+      if (!p.reduced[d]) continue;
+      if (shape[d] > 1) {
+        dim_vector box = shape;
+        box[d] -= 1;
+        run_box(box, base + a.strides()[d], nullptr);
+      }
+      shape[d] = 1;
+    }
+  }
+  fp.finish(f.name());
+}
+
+}  // namespace detail
+
+array function::reduce(const array& a, const reduce_options& o) const {
+  const auto place = detail::place_method(*this, "reduce", o.target, {&a, o.out ? &*o.out : nullptr, &o.where});
+  const detail::reduce_plan p = detail::plan_reduce(*this, a, o);
+  if (place.on_device) return detail::reduce_on_device(*this, a, o, p);
+
+  const array* out = o.out ? &*o.out : nullptr;
+  // Accumulate in `out` directly when it has the loop's dtype and shares nothing
+  // with the inputs; otherwise in a temporary, cast into `out` at the end.
+  const bool direct = out != nullptr && out->type() == p.type && !detail::may_share_memory(*out, a) &&
+                      !(o.where.valid() && detail::may_share_memory(*out, o.where)) && !detail::has_zero_stride(*out);
+  const array acc = direct ? *out : array::empty(p.shape, p.type);
+  if (acc.size() > 0) {
+    if (p.has_start) {
+      detail::copy_cast(array(const_cast<std::byte*>(p.start), p.type, {}), acc);
+    } else {
+      // The first element along every reduced axis.
+      dim_vector first_strides;
+      for (std::size_t d = 0; d < p.reduced.size(); ++d) {
+        if (!p.reduced[d])
+          first_strides.push_back(a.strides()[d]);
+        else if (o.keepdims)
+          first_strides.push_back(0);
+      }
+      detail::copy_cast(detail::restride(a, p.shape, first_strides, a.data()), acc);
+    }
+    // NumPy writes the start values into `out` itself and buffers it back in the
+    // loop's dtype: a start value that out's dtype cannot hold is rounded there.
+    if (out != nullptr && !direct && out->type() != p.type) {
+      detail::copy_cast(acc, *out);
+      detail::copy_cast(*out, acc);
+    }
+    detail::run_reduce_folds(*this, place.target, p, a, o.where, acc, o.keepdims);
+  }
+  if (out == nullptr) return acc;
+  if (!direct) detail::copy_cast(acc, *out);
+  return *out;
+}
+
+}  // namespace ufunc

@@ -1,0 +1,239 @@
+// The ufunc methods on the cuda target: reduce, accumulate, reduceat, outer and at
+// with functors compiled by nvcc (vectorize<Sig, target::cuda>), and the built-in
+// ufuncs where their loops carry device method code. The cpu target is the
+// reference: equal bits where the order of operations is the same (loops that are
+// not reorderable, integers, accumulate, at), a tolerance where a reorderable float
+// reduction groups differently (block trees on the GPU, pairwise on the host).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include <ufunc/core/transfer.hpp>
+#include <ufunc/ufunc.hpp>
+
+namespace {
+
+constexpr auto gpu = ufunc::target_id::cuda;
+constexpr auto host = ufunc::target_id::cpu;
+
+struct plus : ufunc::reorderable {
+  template <class T>
+  __host__ __device__ T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+struct biggest : ufunc::reorderable {  // scalars only: a branch on values
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  __host__ __device__ T operator()(T a, T b) const {
+    return a < b ? b : a;
+  }
+};
+struct twice_plus {  // not reorderable: 2a + b
+  template <class T>
+  __host__ __device__ T operator()(T a, T b) const {
+    return T(2) * a + b;
+  }
+};
+struct negate {
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  __host__ __device__ T operator()(T a) const {
+    return -a;
+  }
+};
+
+template <class T>
+std::vector<T> host_values(const ufunc::array& a) {
+  return ufunc::to_host(a).to_vector<T>();
+}
+
+template <class T>
+void check_close(const ufunc::array& device_result, const ufunc::array& expected, double rel = 1e-5) {
+  REQUIRE(device_result.shape() == expected.shape());
+  REQUIRE(device_result.type() == expected.type());
+  const auto got = host_values<T>(device_result), want = expected.to_vector<T>();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    if constexpr (std::is_floating_point_v<T>)
+      CHECK(std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) <=
+            rel * (1.0 + std::abs(static_cast<double>(want[i]))));
+    else
+      CHECK(got[i] == want[i]);
+  }
+}
+
+ufunc::array_t<float> sample(std::int64_t n, unsigned seed) {
+  auto a = ufunc::empty<float>({n});
+  std::uint64_t s = seed;
+  for (std::int64_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    a.data()[i] = static_cast<float>(static_cast<double>(s >> 40) / 16777216.0) - 0.5f;
+  }
+  return a;
+}
+
+using sigs = ufunc::signatures<float(float, float), double(double, double), std::int32_t(std::int32_t, std::int32_t),
+                               std::int64_t(std::int64_t, std::int64_t)>;
+
+}  // namespace
+
+TEST_CASE("cuda methods: reduce of device arrays stays on the device and matches the cpu target") {
+  auto sum = ufunc::vectorize<sigs, ufunc::target::cuda>(plus{}, "sum", 0);
+  for (std::int64_t n : {1, 7, 1000, 4099, 100003, 10000019}) {
+    CAPTURE(n);
+    const auto x = sample(n, 3);
+    const auto dx = ufunc::to_device(x);
+    const ufunc::array r = sum.reduce(dx, {.target = gpu});
+    CHECK(r.device() == ufunc::device::cuda(0));
+    check_close<float>(r, sum.reduce(x, {.target = host}), 1e-4);
+    // Integers: exact.
+    const auto xi = ufunc::arange<std::int64_t>(n);
+    check_close<std::int64_t>(sum.reduce(ufunc::to_device(xi), {.target = gpu}), sum.reduce(xi, {.target = host}));
+  }
+}
+
+TEST_CASE("cuda methods: axes, keepdims, where, initial, out, dtype on the device") {
+  auto sum = ufunc::vectorize<sigs, ufunc::target::cuda>(plus{}, "sum", 0);
+  auto mx = ufunc::vectorize<sigs, ufunc::target::cuda>(biggest{}, "biggest");
+  const auto x = sample(64 * 300, 5).reshape({64, 300});
+  const auto dx = ufunc::to_device(x);
+  for (const auto* f : {&sum.ufunc(), &mx.ufunc()}) {
+    CAPTURE(f->name());
+    check_close<float>(f->reduce(dx, {.axis = 0, .target = gpu}), f->reduce(x, {.axis = 0, .target = host}));
+    check_close<float>(f->reduce(dx, {.axis = 1, .target = gpu}), f->reduce(x, {.axis = 1, .target = host}));
+    check_close<float>(f->reduce(dx, {.axis = ufunc::all_axes, .keepdims = true, .target = gpu}),
+                       f->reduce(x, {.axis = ufunc::all_axes, .keepdims = true, .target = host}), 1e-4);
+    // Transposed, reversed and strided views.
+    const ufunc::array xt = x.transpose(), dxt = dx.transpose();
+    check_close<float>(f->reduce(dxt, {.axis = 1, .target = gpu}), f->reduce(xt, {.axis = 1, .target = host}));
+    const auto view = [](const ufunc::array& a) {
+      return a[{ufunc::slice{std::nullopt, std::nullopt, -1}, ufunc::slice{0, std::nullopt, 3}}];
+    };
+    check_close<float>(f->reduce(view(dx), {.axis = 1, .target = gpu}), f->reduce(view(x), {.axis = 1, .target = host}));
+    // where= with initial.
+    auto mask = ufunc::empty<bool>({300});
+    for (int i = 0; i < 300; ++i) mask.data()[i] = i % 3 != 1;
+    const auto dmask = ufunc::to_device(mask);
+    check_close<float>(f->reduce(dx, {.axis = 1, .initial = -100.0, .where = dmask, .target = gpu}),
+                       f->reduce(x, {.axis = 1, .initial = -100.0, .where = mask, .target = host}));
+    check_close<float>(f->reduce(dx, {.axis = 0, .initial = -100.0, .where = dmask, .target = gpu}),
+                       f->reduce(x, {.axis = 0, .initial = -100.0, .where = mask, .target = host}));
+  }
+  // out= on the device, of another dtype; dtype=.
+  auto out = ufunc::to_device(ufunc::zeros<double>({300}));
+  const ufunc::array r = sum.reduce(dx, {.axis = 0, .out = out, .target = gpu});
+  CHECK(r.data() == out.data());
+  check_close<double>(out, sum.reduce(x, {.axis = 0, .out = ufunc::zeros<double>({300}), .target = host}));
+  check_close<double>(sum.reduce(dx, {.axis = 1, .dtype = ufunc::float64, .target = gpu}),
+                      sum.reduce(x, {.axis = 1, .dtype = ufunc::float64, .target = host}), 1e-9);
+  // Empty reductions give the identity / initial; without either, NumPy's error.
+  check_close<float>(sum.reduce(ufunc::to_device(ufunc::zeros<float>({0, 5})), {.target = gpu}),
+                     ufunc::zeros<float>({5}));
+  CHECK_THROWS_AS((void)mx.reduce(ufunc::to_device(ufunc::zeros<float>({0, 5})), {.target = gpu}), ufunc::value_error);
+}
+
+TEST_CASE("cuda methods: a loop that is not reorderable folds in order, bit for bit as the cpu target") {
+  auto f = ufunc::vectorize<ufunc::signatures<double(double, double)>, ufunc::target::cuda>(twice_plus{}, "twice_plus");
+  auto x = ufunc::empty<double>({37, 41});
+  for (std::int64_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<double>((i * 7) % 13) * 0.125 - 0.5;
+  const auto dx = ufunc::to_device(x);
+  for (int axis : {0, 1}) {
+    CAPTURE(axis);
+    CHECK(host_values<double>(f.reduce(dx, {.axis = axis, .target = gpu})) ==
+          f.reduce(x, {.axis = axis, .target = host}).to_vector<double>());
+    CHECK(host_values<double>(f.accumulate(dx, {.axis = axis, .target = gpu})) ==
+          f.accumulate(x, {.axis = axis, .target = host}).to_vector<double>());
+  }
+  const auto idx = ufunc::asarray<std::int64_t>({0, 5, 5, 2, 30});
+  CHECK(host_values<double>(f.reduceat(dx, idx, {.axis = 0, .target = gpu})) ==
+        f.reduceat(x, idx, {.axis = 0, .target = host}).to_vector<double>());
+  CHECK_THROWS_AS((void)f.reduce(dx, {.axis = ufunc::all_axes, .target = gpu}), ufunc::value_error);
+}
+
+TEST_CASE("cuda methods: results are the same from run to run") {
+  auto sum = ufunc::vectorize<sigs, ufunc::target::cuda>(plus{}, "sum", 0);
+  const auto dx = ufunc::to_device(sample(5000011, 9));
+  const auto first = host_values<float>(sum.reduce(dx, {.target = gpu}));
+  const auto m = dx[{ufunc::slice{0, 5000000}}].reshape({1000, 5000});
+  const auto cols = host_values<float>(sum.reduce(m, {.axis = 0, .target = gpu}));
+  const auto rows = host_values<float>(sum.reduce(m, {.axis = 1, .target = gpu}));
+  for (int k = 0; k < 5; ++k) {
+    const auto again = host_values<float>(sum.reduce(dx, {.target = gpu}));
+    CHECK(std::memcmp(again.data(), first.data(), sizeof(float)) == 0);
+    CHECK(host_values<float>(sum.reduce(m, {.axis = 0, .target = gpu})) == cols);
+    CHECK(host_values<float>(sum.reduce(m, {.axis = 1, .target = gpu})) == rows);
+  }
+}
+
+TEST_CASE("cuda methods: host arrays on target cuda go in and come back (host-in/host-out)") {
+  auto sum = ufunc::vectorize<sigs, ufunc::target::cuda>(plus{}, "sum", 0);
+  const auto x = ufunc::arange<std::int32_t>(1000).reshape({10, 100});
+  const ufunc::array r = sum.reduce(x, {.axis = 1, .target = gpu});
+  CHECK(r.device().is_host());
+  CHECK(r.to_vector<std::int32_t>() == sum.reduce(x, {.axis = 1, .target = host}).to_vector<std::int32_t>());
+  const ufunc::array c = sum.accumulate(x, {.axis = 1, .target = gpu});
+  CHECK(c.device().is_host());
+  CHECK(c.to_vector<std::int32_t>() == sum.accumulate(x, {.axis = 1, .target = host}).to_vector<std::int32_t>());
+  // Data on the device with a host target named is an error; mixing too.
+  const auto dx = ufunc::to_device(x);
+  CHECK_THROWS_AS((void)sum.reduce(dx, {.target = host}), ufunc::target_error);
+  CHECK_THROWS_AS((void)sum.reduce(dx, {.out = ufunc::zeros<std::int32_t>({100}), .target = gpu}),
+                  ufunc::target_error);
+}
+
+TEST_CASE("cuda methods: outer and at on the device") {
+  auto sum = ufunc::vectorize<sigs, ufunc::target::cuda>(plus{}, "sum", 0);
+  auto tp = ufunc::vectorize<ufunc::signatures<double(double, double)>, ufunc::target::cuda>(twice_plus{}, "tp");
+  auto neg = ufunc::vectorize<ufunc::signatures<double(double)>, ufunc::target::cuda>(negate{}, "neg");
+  const auto a = ufunc::arange<double>(4.0), b = ufunc::arange<double>(3.0);
+  const ufunc::array o = sum.outer(ufunc::to_device(a), ufunc::to_device(b), {.target = gpu});
+  CHECK(o.device() == ufunc::device::cuda(0));
+  CHECK(host_values<double>(o) == sum.outer(a, b, {.target = host}).to_vector<double>());
+  // Repeated indices apply in index order (2 * (2 * 1 + 5) + 7 = 21), any functor.
+  auto t = ufunc::to_device(ufunc::full<double>({3}, 1.0));
+  tp.at(t, ufunc::asarray<std::int64_t>({1, 1, -1}), ufunc::to_device(ufunc::asarray<double>({5, 7, 1})),
+        {.target = gpu});
+  CHECK(host_values<double>(t) == std::vector<double>{1, 21, 3});
+  auto m = ufunc::to_device(ufunc::zeros<double>({2, 3}));
+  sum.at(m, ufunc::asarray<std::int64_t>({0, 0, 1}), ufunc::to_device(ufunc::asarray<double>({1, 2, 3})),
+         {.target = gpu});
+  CHECK(host_values<double>(m) == std::vector<double>{2, 4, 6, 1, 2, 3});
+  sum.at(m, ufunc::asarray<std::int64_t>({1}), 10.0, {.target = gpu});  // a C++ scalar b
+  CHECK(host_values<double>(m) == std::vector<double>{2, 4, 6, 11, 12, 13});
+  auto u = ufunc::to_device(ufunc::arange<double>(1.0, 4.0));
+  neg.at(u, ufunc::asarray<std::int64_t>({0, 0, 2}), {.target = gpu});
+  CHECK(host_values<double>(u) == std::vector<double>{1, 2, -3});
+  // Index arrays are read on the host (they are checked first); b must be where a is.
+  CHECK_THROWS_AS(sum.at(m, ufunc::asarray<std::int64_t>({0}), ufunc::asarray<double>({1, 2, 3}), {.target = gpu}),
+                  ufunc::target_error);
+  // Out of range: nothing written.
+  CHECK_THROWS_AS(sum.at(m, ufunc::asarray<std::int64_t>({0, 2}), 1.0, {.target = gpu}), ufunc::index_error);
+  CHECK(host_values<double>(m) == std::vector<double>{2, 4, 6, 11, 12, 13});
+  // Many updates of one element, serialized: exact for integers.
+  auto counts = ufunc::to_device(ufunc::zeros<std::int64_t>({4}));
+  auto idx = ufunc::empty<std::int64_t>({100000});
+  for (std::int64_t i = 0; i < 100000; ++i) idx.data()[i] = i % 4;
+  sum.at(counts, idx, std::int64_t{1}, {.target = gpu});
+  CHECK(host_values<std::int64_t>(counts) == std::vector<std::int64_t>{25000, 25000, 25000, 25000});
+}
+
+TEST_CASE("cuda methods: built-in ufuncs run their methods on the device once their loops carry the code") {
+  const auto x = sample(100000, 11);
+  const auto dx = ufunc::to_device(x);
+  const ufunc::dtype f32[2] = {ufunc::float32, ufunc::float32};
+  if (ufunc::add->resolve_loop(f32).device_reduce == nullptr) {
+    MESSAGE("the built-in add has no device method code yet: checking the error");
+    CHECK_THROWS_AS((void)ufunc::add.reduce(dx, {.target = gpu}), ufunc::target_error);
+    return;
+  }
+  check_close<float>(ufunc::add.reduce(dx, {.target = gpu}), ufunc::add.reduce(x, {.target = host}), 1e-4);
+  check_close<float>(ufunc::maximum.reduce(dx, {.target = gpu}), ufunc::maximum.reduce(x, {.target = host}));
+  check_close<float>(ufunc::add.accumulate(dx, {.target = gpu}), ufunc::add.accumulate(x, {.target = host}), 1e-4);
+  // int8 sums accumulate in int64 (NumPy's rule), cast on the device.
+  const auto i8 = ufunc::full<std::int8_t>({1000}, 100);
+  CHECK(ufunc::to_host(ufunc::add.reduce(ufunc::to_device(i8), {.target = gpu})).item<std::int64_t>() == 100000);
+}

@@ -1,0 +1,1610 @@
+#!/usr/bin/env python3
+"""Differential test cases for ufunc, with NumPy 2 as the oracle.
+
+Writes a binary file of cases that `ufunc_differential` (tests/differential/runner.cpp)
+replays on every target of the library. Each case names a ufunc, its inputs (dtype,
+base shape, element bytes and the view transforms that turn the base array into the
+operand: slices with steps, a transpose, broadcast_to), the options (out=, where=,
+dtype=, signature=, casting=, and for the methods axis=, keepdims=, initial=, indices),
+and NumPy's outcome: the output dtypes, shapes and bytes, or the exception, mapped to
+the library's exception class.
+
+    generate_cases.py --seed S --count N --out cases.bin        # N random (fuzz) cases
+    generate_cases.py --seed S --exhaustive --out cases.bin     # every loop of every ufunc
+    generate_cases.py --seed S --exhaustive --count N --out ... # both, in one file
+    generate_cases.py --seed S --index r17 --show               # one case, printed
+    generate_cases.py --seed S --index e17 --index r3 --out one.bin
+
+Case ids are `e<i>` (exhaustive) and `r<i>` (random); case `r<i>` depends only on the
+seed, i, the ufunc list and the NumPy version, so `--index` regenerates exactly the
+case a failure names (the runner prints that command line).
+
+The ufuncs: `--runner EXE` asks the library (`EXE --list`) which ufuncs and loops it
+has; `--ufunc NAME` (repeatable) restricts further; without either, NumPy's whole set
+of element-wise ufuncs. Loops are NumPy's `ufunc.types` restricted to the 13 dtypes of
+ufunc ("?bBhHiIlLfdFD", 'q'/'Q' folded onto 'l'/'L', duplicates dropped). The runner's
+own user-defined ufuncs (diff_*) are always included, their NumPy equivalents computed
+with NumPy expressions.
+
+Exceptions map to the library's classes as documented in docs/testing.md (see
+map_exception below). NumPy runs under np.errstate(all='ignore').
+
+Without NumPy >= 2 the script writes `<out>.skip` with the reason and exits 0, so that
+the ctest fixture succeeds and the runner reports the test as skipped (exit code 77).
+"""
+
+import argparse
+import math
+import os
+import struct
+import sys
+import warnings
+
+CODES = "?bBhHiIlLfdFD"
+TRACE = bool(os.environ.get("UFUNC_DIFF_TRACE"))  # print each case before NumPy runs it
+FILE_MAGIC = b"UFDIFF01"
+
+
+def skip_file(out, reason):
+    if out:
+        with open(out + ".skip", "w") as f:
+            f.write(reason + "\n")
+        if os.path.exists(out):
+            os.remove(out)
+    print("generate_cases.py: " + reason, file=sys.stderr)
+    sys.exit(0)
+
+
+# ----------------------------------------------------------------------------------
+# NumPy facts
+# ----------------------------------------------------------------------------------
+
+np = None  # imported in main(), so that a missing NumPy becomes a skip file
+
+
+def fold(c):
+    return {"q": "l", "Q": "L"}.get(c, c)
+
+
+def restricted_loops(uf):
+    """ufunc.types limited to our dtypes, 'q'/'Q' folded, duplicates dropped, in order."""
+    seen, out = set(), []
+    for t in uf.types:
+        ins, outs = t.split("->")
+        if not all(c in CODES + "qQ" for c in ins + outs):
+            continue
+        t = "".join(fold(c) for c in ins) + "->" + "".join(fold(c) for c in outs)
+        if t not in seen:
+            seen.add(t)
+            out.append(t)
+    return out
+
+
+def numpy_ufuncs():
+    """Canonical name -> ufunc for NumPy's element-wise ufuncs with a loop in our dtypes,
+    and alias name -> canonical name."""
+    table, aliases = {}, {}
+    for n in dir(np):
+        uf = getattr(np, n)
+        if not isinstance(uf, np.ufunc) or uf.signature is not None:
+            continue
+        if not restricted_loops(uf):
+            continue
+        table[uf.__name__] = uf
+        if n != uf.__name__:
+            aliases[n] = uf.__name__
+    return table, aliases
+
+
+def is_int_code(c):
+    return c in "bBhHiIlL"
+
+
+def is_float_code(c):
+    return c in "fd"
+
+
+def is_complex_code(c):
+    return c in "FD"
+
+
+def is_inexact_code(c):
+    return c in "fdFD"
+
+
+# ----------------------------------------------------------------------------------
+# User-defined ufuncs that the runner registers through ufunc::vectorize
+# ----------------------------------------------------------------------------------
+
+
+def _user_fma(ins, loop):
+    t = np.dtype(loop[-1])
+    a, b, c = (np.asarray(x).astype(t) for x in ins)
+    return [np.add(np.multiply(a, b, dtype=t), c, dtype=t)]
+
+
+def _user_relu(ins, loop):
+    t = np.dtype(loop[-1])
+    x, s = (np.asarray(v).astype(t) for v in ins)
+    return [np.where(x > 0, np.multiply(x, s, dtype=t), t.type(0)).astype(t)]
+
+
+def _user_split(ins, loop):
+    t = np.dtype(loop[-1])
+    x = np.asarray(ins[0]).astype(t)
+    frac, whole = np.modf(x)
+    return [frac.astype(t), whole.astype(t)]
+
+
+# name: (nin, nout, loops, numpy function, value range for integer inputs)
+USER_UFUNCS = {
+    "diff_fma": (3, 1, ["fff->f", "ddd->d"], _user_fma, None),
+    "diff_relu": (2, 1, ["ii->i", "dd->d"], _user_relu, (-1000, 1000)),
+    "diff_split": (1, 2, ["f->ff", "d->dd"], _user_split, None),
+}
+
+
+class UserUfunc:
+    """Enough of np.ufunc's interface for the generator."""
+
+    def __init__(self, name):
+        self.__name__ = name
+        self.nin, self.nout, self.loops, self.fn, self.int_range = USER_UFUNCS[name]
+        self.nargs = self.nin + self.nout
+        self.identity = None
+
+
+def legacy_search(loops, in_codes):
+    """The first loop that every input casts to safely (NumPy's legacy search, which
+    vectorize'd ufuncs use), or None."""
+    for t in loops:
+        ins = t.split("->")[0]
+        if all(np.can_cast(np.dtype(a), np.dtype(b), "safe") for a, b in zip(in_codes, ins)):
+            return t
+    return None
+
+
+# ----------------------------------------------------------------------------------
+# Values
+# ----------------------------------------------------------------------------------
+
+
+def int_pool(c):
+    info = np.iinfo(np.dtype(c))
+    vals = [0, 1, 2, 3, 5, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 100, 127, 128, 255, 256,
+            info.max, info.max - 1, info.max // 2, info.min, info.min + 1, info.min // 2]
+    if info.min < 0:
+        vals += [-1, -2, -3, -7, -8, -16, -31, -32, -64, -100, -128, -129]
+    out = []
+    for v in vals:
+        if info.min <= v <= info.max and v not in out:
+            out.append(v)
+    return np.array(out, dtype=c)
+
+
+def float_pool(c):
+    t = np.dtype(c).type
+    fi = np.finfo(t)
+    big = 1e30 if c == "f" else 1e300
+    exp_edge = 88.72 if c == "f" else 709.78
+    vals = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, 1.5, -1.5, 2.5, -2.5, 0.1, -0.1,
+            10.0, 100.0, 1e10, -1e10, big, -big, float(fi.max), -float(fi.max), float(fi.tiny), -float(fi.tiny),
+            float(fi.smallest_subnormal), -float(fi.smallest_subnormal), float(fi.tiny) / 2,
+            float(fi.eps), 1 + float(fi.eps), 1 - float(fi.eps) / 2, math.pi, -math.pi, math.pi / 2, math.e,
+            exp_edge, -exp_edge, 2.0 ** 24 + 1, 0.75, 4.0, 7.0, math.inf, -math.inf, math.nan]
+    with np.errstate(all="ignore"):
+        return np.array(vals, dtype=c)
+
+
+def complex_pool(c):
+    t = np.dtype(c)
+    real = float_pool("f" if c == "F" else "d")
+    parts = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -3.0, math.inf, -math.inf, math.nan, float(real[24]), 1e-3, 10.0]
+    vals = [complex(a, b) for a in parts for b in parts]
+    return np.array(vals, dtype=t)
+
+
+def pool(c):
+    if c == "?":
+        return np.array([False, True])
+    if is_int_code(c):
+        return int_pool(c)
+    if is_float_code(c):
+        return float_pool(c)
+    return complex_pool(c)
+
+
+def random_values(rng, c, n, int_range=None):
+    """n random values of dtype c: edge values mixed with small and wide random ones."""
+    dt = np.dtype(c)
+    if n == 0:
+        return np.zeros(0, dt)
+    if c == "?":
+        return rng.integers(0, 2, n).astype(bool)
+    p = pool(c)
+    pick = p[rng.integers(0, len(p), n)]
+    if is_int_code(c):
+        info = np.iinfo(dt)
+        if int_range is not None:
+            lo, hi = max(info.min, int_range[0]), min(info.max, int_range[1])
+            return rng.integers(lo, hi, n, endpoint=True).astype(dt)
+        small = rng.integers(max(info.min, -20), min(info.max, 40), n, endpoint=True).astype(dt)
+        wide = rng.integers(info.min, info.max, n, endpoint=True, dtype=np.int64 if info.min < 0 or info.bits < 64
+                            else np.uint64).astype(dt)
+        which = rng.random(n)
+        return np.where(which < 0.45, small, np.where(which < 0.75, wide, pick)).astype(dt)
+    if is_float_code(c):
+        return _random_real(rng, c, n, pick)
+    real_c = "f" if c == "F" else "d"
+    re = _random_real(rng, real_c, n, pool(real_c)[rng.integers(0, len(pool(real_c)), n)])
+    im = _random_real(rng, real_c, n, pool(real_c)[rng.integers(0, len(pool(real_c)), n)])
+    out = np.empty(n, dt)
+    out.real, out.imag = re, im
+    # Some purely real and purely imaginary values, and some from the complex pool.
+    which = rng.random(n)
+    out = np.where(which < 0.1, out.real.astype(dt), out)
+    out = np.where((which >= 0.1) & (which < 0.25), pick, out)
+    return out.astype(dt)
+
+
+def _random_real(rng, c, n, pick):
+    dt = np.dtype(c)
+    maxexp = 37 if c == "f" else 300
+    with np.errstate(all="ignore"):
+        normal = (rng.standard_normal(n) * 10).astype(dt)
+        wide = (np.where(rng.random(n) < 0.5, -1.0, 1.0) * 10.0 ** rng.uniform(-maxexp, maxexp, n)).astype(dt)
+        unit = rng.uniform(-1, 1, n).astype(dt)
+    which = rng.random(n)
+    return np.where(which < 0.35, normal, np.where(which < 0.55, wide, np.where(which < 0.7, unit, pick))).astype(dt)
+
+
+def python_scalar(rng, kind, fit_code=None):
+    """A Python scalar (weak under NEP 50) of kind 'b', 'i', 'f' or 'c'. With fit_code,
+    an integer is drawn so that it fits that dtype (mostly)."""
+    if kind == "b":
+        return bool(rng.integers(0, 2))
+    if kind == "i":
+        choices = [0, 1, -1, 2, 3, 7, 100, 127, 128, 255, 256, -129, 300, 2 ** 31 - 1, 2 ** 31, 2 ** 32,
+                   2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, -2 ** 63, -2 ** 31]
+        if fit_code is not None and is_int_code(fit_code) and rng.random() < 0.8:
+            info = np.iinfo(np.dtype(fit_code))
+            ok = [v for v in choices if info.min <= v <= info.max]
+            return int(ok[rng.integers(0, len(ok))])
+        if rng.random() < 0.3:
+            return int(rng.integers(-50, 50))
+        return int(choices[rng.integers(0, len(choices))])
+    if kind == "f":
+        p = float_pool("d")
+        if rng.random() < 0.5:
+            return float(p[rng.integers(0, len(p))])
+        return float(rng.standard_normal() * 10)
+    p = complex_pool("D")
+    if rng.random() < 0.5:
+        return complex(p[rng.integers(0, len(p))])
+    return complex(rng.standard_normal() * 3, rng.standard_normal() * 3)
+
+
+def scalar_kind_of_code(c):
+    return "b" if c == "?" else "i" if is_int_code(c) else "f" if is_float_code(c) else "c"
+
+
+# ----------------------------------------------------------------------------------
+# Operands: a base array and the view transforms that make the operand of it
+# ----------------------------------------------------------------------------------
+
+
+class Arr:
+    """An array operand: base (C-ordered, of dtype code) and transforms, applied in
+    order: slices (one (start, stop, step) per axis; None for a missing bound), then a
+    transpose (a permutation), then broadcast_to (a shape; makes it read-only)."""
+
+    def __init__(self, code, base, slices=None, perm=None, bshape=None):
+        self.code = code
+        self.base = np.array(base, dtype=np.dtype(code), order="C")  # (ascontiguousarray makes 0-d 1-d)
+        self.slices = slices
+        self.perm = perm
+        self.bshape = bshape
+
+    def make(self):
+        """A fresh (base copy, view of it)."""
+        b = self.base.copy()
+        v = b
+        if self.slices is not None:
+            v = v[tuple(slice(*s) for s in self.slices)]
+        if self.perm is not None:
+            v = v.transpose(self.perm)
+        if self.bshape is not None:
+            v = np.broadcast_to(v, self.bshape)
+        return b, v
+
+    def shape(self):
+        return self.make()[1].shape
+
+    def describe(self):
+        s = "%s%s" % (np.dtype(self.code).name, shape_str(self.shape()))
+        parts = []
+        if self.slices is not None or self.perm is not None or self.bshape is not None:
+            parts.append("base%s" % shape_str(self.base.shape))
+        if self.slices is not None:
+            parts.append("[%s]" % ",".join(slice_str(x) for x in self.slices))
+        if self.perm is not None:
+            parts.append(".transpose(%s)" % ",".join(str(p) for p in self.perm))
+        if self.bshape is not None:
+            parts.append(".broadcast_to%s" % shape_str(self.bshape))
+        return s + (" = " + "".join(parts) if parts else "")
+
+
+def shape_str(shape):
+    shape = tuple(int(x) for x in shape)
+    return "(" + ", ".join(str(x) for x in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def slice_str(s):
+    a, b, c = s
+    return "%s:%s%s" % ("" if a is None else a, "" if b is None else b, "" if c == 1 else ":%d" % c)
+
+
+def make_operand(rng, code, shape, values, p_slice=0.4, p_transpose=0.3, p_broadcast=0.2, readonly_ok=True):
+    """An Arr of final shape `shape`; `values(n)` gives n base elements."""
+    shape = tuple(int(x) for x in shape)
+    target = shape
+    bshape = None
+    if readonly_ok and len(shape) > 0 and rng.random() < p_broadcast:
+        # Broadcast from a shape with some axes 1 and maybe fewer dimensions.
+        nd = len(shape) - int(rng.integers(0, len(shape) + 1)) if rng.random() < 0.3 else len(shape)
+        small = list(shape[len(shape) - nd:])
+        for i in range(nd):
+            if rng.random() < 0.5:
+                small[i] = 1
+        if tuple(small) != shape:
+            bshape = shape
+            target = tuple(small)
+    perm = None
+    pre = target
+    if len(target) >= 2 and rng.random() < p_transpose:
+        perm = [int(x) for x in rng.permutation(len(target))]
+        pre_l = [0] * len(target)
+        for i, p in enumerate(perm):
+            pre_l[p] = target[i]
+        pre = tuple(pre_l)
+        if perm == sorted(perm):
+            perm = None
+            pre = target
+    slices = None
+    base_shape = pre
+    if len(pre) > 0 and rng.random() < p_slice:
+        slices, base_l = [], []
+        steps = [int(rng.choice([1, 1, -1, -1, 2, -2, 3, -3])) for _ in pre]
+        extras = [int(rng.integers(0, 3)) for _ in pre]
+
+        def base_size():
+            return int(np.prod([((n - 1) * abs(st) + 1 if n > 0 else 0) + ex
+                                for n, st, ex in zip(pre, steps, extras)]))
+        # Keep the base small (the case file holds it): steps, then margins, shrink first.
+        cap = max(1024, 2 * int(np.prod(pre)))
+        for k in sorted(range(len(pre)), key=lambda k: -abs(steps[k])):
+            if base_size() <= cap:
+                break
+            steps[k] = 1 if steps[k] > 0 else -1
+        for k in range(len(pre)):
+            if base_size() <= cap:
+                break
+            extras[k] = 0
+        for n, step, extra in zip(pre, steps, extras):
+            a = abs(step)
+            span = (n - 1) * a + 1 if n > 0 else 0
+            m = span + extra
+            base_l.append(m)
+            if n == 0:
+                slices.append((0, 0, step) if step > 0 else (0, 0, step))
+                continue
+            if step > 0:
+                start = int(rng.integers(0, m - span + 1))
+                stop = start + span
+                sl = [start, stop, step]
+                if start == 0 and rng.random() < 0.3:
+                    sl[0] = None
+                if stop >= m and rng.random() < 0.5:
+                    sl[1] = None
+            else:
+                start = int(rng.integers(span - 1, m))
+                stop = start - span
+                sl = [start, stop if stop >= 0 else None, step]
+                if start == m - 1 and rng.random() < 0.3:
+                    sl[0] = None
+            slices.append(tuple(sl))
+        base_shape = tuple(base_l)
+    n = int(np.prod(base_shape)) if len(base_shape) else 1
+    base = np.asarray(values(n), dtype=np.dtype(code)).reshape(base_shape)
+    arr = Arr(code, base, slices, perm, bshape)
+    assert arr.shape() == shape, (arr.describe(), shape)
+    return arr
+
+
+def contiguous(code, data):
+    return Arr(code, np.asarray(data, dtype=np.dtype(code)))
+
+
+# ----------------------------------------------------------------------------------
+# A case and its NumPy outcome
+# ----------------------------------------------------------------------------------
+
+
+class Case:
+    def __init__(self, cid, ufunc_name, uf, method="call"):
+        self.cid = cid  # "e12" / "r5"
+        self.name = ufunc_name  # as called (may be an alias)
+        self.uf = uf  # np.ufunc or UserUfunc
+        self.method = method
+        self.inputs = []  # Arr or Python scalar
+        self.out = None  # list of Arr or ("alias", k)
+        self.where = None  # Arr (bool)
+        self.dtype = None  # code
+        self.signature = None  # "ff->f"
+        self.casting = None  # str
+        self.axis = "absent"  # method cases: None, int or tuple
+        self.keepdims = None
+        self.initial = None  # Python scalar
+        self.indices = None  # Arr (int64) for reduceat / at
+        self.tol_ulps = None  # reductions: ulps allowed (the runner's table otherwise)
+        self.tol_abs = None  # reductions by add: absolute tolerance per result element
+        self.note = ""
+
+    # The NumPy side ------------------------------------------------------------
+
+    def run_numpy(self):
+        """(outcome, payload): ('ok', [(code, shape, bytes, mask)]) or ('error', (numpy class, ours, message)).
+        Raises Unrepresentable when NumPy runs a loop whose dtypes the library lacks."""
+        bases_in, views_in = [], []
+        for x in self.inputs:
+            if isinstance(x, Arr):
+                b, v = x.make()
+                bases_in.append(b)
+                views_in.append(v)
+            else:
+                bases_in.append(None)
+                views_in.append(x)
+        outs = None
+        if self.out is not None:
+            outs = []
+            for o in self.out:
+                if isinstance(o, tuple):
+                    outs.append(views_in[o[1]])
+                else:
+                    outs.append(o.make()[1])
+        if self.numpy_would_crash():
+            raise NumpyQuirk("NumPy 2.4 crashes on a comparison with an out-of-bounds Python int and where=")
+        kw = {}
+        if outs is not None:
+            kw["out"] = tuple(outs) if self.method == "call" else outs[0]
+        if self.where is not None:
+            kw["where"] = self.where.make()[1]
+        if self.dtype is not None:
+            kw["dtype"] = np.dtype(self.dtype)
+        if self.signature is not None:
+            kw["signature"] = self.signature
+        if self.casting is not None:
+            kw["casting"] = self.casting
+        if self.axis != "absent":
+            kw["axis"] = self.axis
+        if self.keepdims is not None:
+            kw["keepdims"] = self.keepdims
+        if self.initial is not None:
+            kw["initial"] = self.initial
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                if isinstance(self.uf, UserUfunc):
+                    results = self._run_user(views_in, outs)
+                else:
+                    try:
+                        results = self._run_numpy_ufunc(views_in, outs, kw)
+                    except TypeError as e:
+                        # NumPy registers the mixed int64/uint64 comparison loops as 'qQ->?' and
+                        # 'Qq->?' (long long), which signature='lL->?' does not name.
+                        sig = kw.get("signature")
+                        if not (sig and ("No loop matching" in str(e) or "did not contain a loop" in str(e))
+                                and ("lL" in sig or "Ll" in sig)):
+                            raise
+                        kw["signature"] = sig.replace("l", "q").replace("L", "Q")
+                        results = self._run_numpy_ufunc(views_in, outs, kw)
+            except Unrepresentable:
+                raise
+            except Exception as e:  # noqa: BLE001 - every NumPy exception is an outcome
+                return "error", map_exception(e)
+        return "ok", results
+
+    COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+
+    def numpy_would_crash(self):
+        """np.equal(np.zeros(3, 'B'), -1, where=np.ones(3, bool)) is a segmentation fault in
+        NumPy 2.4: a comparison with a Python int out of an integer array's bounds and where=."""
+        if isinstance(self.uf, UserUfunc) or self.uf.__name__ not in self.COMPARISONS or self.where is None:
+            return False
+        ints = [x for x in self.inputs if isinstance(x, int) and not isinstance(x, bool)]
+        codes = [x.code for x in self.inputs if isinstance(x, Arr) and is_int_code(x.code)]
+        return any(not (np.iinfo(np.dtype(c)).min <= v <= np.iinfo(np.dtype(c)).max) for v in ints for c in codes)
+
+    def _run_user(self, views_in, outs):
+        uf = self.uf
+        codes = [x.code for x in self.inputs]
+        loop = legacy_search(uf.loops, codes)
+        if loop is None:
+            raise NoLoop()
+        if outs is not None:
+            for j, o in enumerate(outs):
+                if not np.can_cast(np.dtype(loop_outputs(loop)[j]), o.dtype, "same_kind"):
+                    raise TypeError("Cannot cast ufunc '%s' output from %s to %s with casting rule 'same_kind'"
+                                    % (uf.__name__, np.dtype(loop_outputs(loop)[j]), o.dtype))
+        vals = uf.fn(views_in, loop)
+        shape = np.broadcast_shapes(*[np.shape(v) for v in views_in],
+                                    *([np.shape(self.where.make()[1])] if self.where is not None else []))
+        if outs is not None:
+            for o in outs:
+                if np.broadcast_shapes(shape, o.shape) != o.shape:
+                    raise ValueError("non-broadcastable output operand with shape %s doesn't match the broadcast "
+                                     "shape %s" % (o.shape, shape))
+                shape = o.shape
+        res = []
+        mask = None
+        if self.where is not None:
+            mask = np.broadcast_to(self.where.make()[1], shape)
+        for j, r in enumerate(vals):
+            r = np.broadcast_to(r, shape)
+            if outs is not None:
+                o = outs[j]
+                if mask is not None:
+                    np.copyto(o, r, where=mask)
+                else:
+                    o[...] = r
+                res.append(result_tuple(o, None))
+            else:
+                res.append(result_tuple(r, mask))
+        return res
+
+    def _run_numpy_ufunc(self, views_in, outs, kw):
+        uf = self.uf
+        m = self.method
+        loop = self.numpy_loop(views_in)
+        if m == "call":
+            # Contiguous copies of the inputs, taken before out= may overwrite one of them.
+            snapshot = [np.array(v, order="C") if isinstance(x, Arr) else v for x, v in zip(self.inputs, views_in)]
+            r = uf(*views_in, **kw)
+            rs = list(r) if uf.nout > 1 else [r]
+            if outs is not None:
+                rs = outs
+            mask = None
+            if self.where is not None and outs is None:
+                shape = np.shape(rs[0])
+                mask = np.broadcast_to(np.asarray(kw["where"]), shape)
+            cast_mask = self.cast_mask(views_in, loop, np.shape(rs[0]))
+            if cast_mask is not None:
+                mask = cast_mask if mask is None else (mask & cast_mask)
+            self.check_numpy_layout(snapshot, rs, kw, cast_mask)
+            return [result_tuple(x, mask) for x in rs]
+        a = views_in[0]
+        if m == "reduce":
+            r = uf.reduce(a, **kw)
+        elif m == "accumulate":
+            r = uf.accumulate(a, **kw)
+        elif m == "reduceat":
+            r = uf.reduceat(a, self.indices.make()[1], **kw)
+        elif m == "outer":
+            r = uf.outer(views_in[0], views_in[1], **kw)
+            if uf.nout > 1:  # divmod.outer: both outputs
+                return [result_tuple(x, None) for x in r]
+        elif m == "at":
+            idx = self.indices.make()[1]
+            if len(views_in) > 1:
+                uf.at(a, idx, views_in[1])
+            else:
+                uf.at(a, idx)
+            r = a
+            if is_int_code(fold(a.dtype.char)) or a.dtype.char == "?":
+                # Results are cast back to a's dtype unsafely: from a float or complex loop,
+                # values out of range are the platform's; the indexed elements are not compared.
+                try:
+                    loop = uf.resolve_dtypes(tuple(np.asarray(x).dtype for x in views_in) + (None,) * uf.nout)
+                except Exception:  # noqa: BLE001
+                    loop = None
+                if loop is not None and loop[-1].char in "efdgFDG" and a.dtype.char != "?":
+                    mask = np.ones(a.shape, dtype=bool)
+                    mask[idx] = False
+                    return [result_tuple(r, mask)]
+        else:
+            raise AssertionError(m)
+        if outs is not None:
+            r = outs[0]
+        self.check_numpy_fold(np.asarray(a), np.asarray(r), kw)
+        mask = self.reduction_tolerance(np.asarray(a), np.asarray(r), kw)
+        dt = kw.get("dtype")
+        if dt is not None and (is_int_code(fold(np.dtype(dt).char))) and np.asarray(a).dtype.char in "efdgFDG" \
+                and not np.all(representable(np.asarray(a), fold(np.dtype(dt).char))):
+            # dtype= casts the input to integers: values out of range are the platform's.
+            mask = np.zeros(np.shape(r), dtype=bool)
+        if m == "outer" and self.where is not None and outs is None:
+            mask = np.broadcast_to(np.asarray(kw["where"]), np.shape(r))  # NumPy leaves the rest uninitialized
+        return [result_tuple(r, mask)]
+
+    def check_numpy_layout(self, ins, rs, kw, cast_mask):
+        """NumPy 2.4 has loops whose result depends on the memory layout (np.signbit of
+        33 float32 into a bool view with step 3 writes 9 of them). The call is run again
+        on contiguous copies without out= and where=; where the two disagree beyond
+        rounding, NumPy's answer is not used (NumpyQuirk)."""
+        if not any(isinstance(x, Arr) for x in self.inputs) and self.out is None:
+            return
+        kw2 = {k: v for k, v in kw.items() if k in ("dtype", "signature", "casting")}
+        try:
+            ref = self.uf(*ins, **kw2)
+        except Exception:  # noqa: BLE001 - out= may change the outcome (casting); not checked
+            return
+        refs = list(ref) if self.uf.nout > 1 else [ref]
+        sel = None
+        if self.where is not None:
+            sel = np.asarray(kw["where"])
+        for got, want in zip(rs, refs):
+            got = np.asarray(got)
+            try:
+                want = np.broadcast_to(np.asarray(want).astype(got.dtype), got.shape)
+                m = np.ones(got.shape, bool)
+                if sel is not None:
+                    m &= np.broadcast_to(sel, got.shape)
+                if cast_mask is not None:
+                    m &= np.broadcast_to(cast_mask, got.shape)
+            except (ValueError, TypeError):
+                return
+            if got.dtype.char in "efdgFDG":
+                ok = np.isclose(got, want, rtol=1e-5, atol=0, equal_nan=True)
+            else:
+                ok = got == want
+            if not np.all(ok | ~m):
+                raise NumpyQuirk("NumPy's np.%s gives another result on contiguous copies" % self.uf.__name__)
+
+    REORDERABLE = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
+                   "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm", "logaddexp",
+                   "logaddexp2", "hypot"}
+
+    def check_numpy_fold(self, a, r, kw):
+        """NumPy 2.4's reduce and reduceat of some float loops (power, arctan2 on AVX-512
+        machines) return f(first, last) instead of the left fold; its accumulate is right.
+        Where the two disagree for an order-dependent ufunc, NumPy's answer is not used
+        (raises NumpyQuirk, the case is drawn again)."""
+        if self.method not in ("reduce", "reduceat") or self.uf.__name__ in self.REORDERABLE or \
+                self.where is not None or a.ndim == 0:
+            return
+        axis = kw.get("axis", 0)
+        if axis is None:
+            if a.ndim != 1:
+                return
+            axis = 0
+        if isinstance(axis, tuple):
+            if len(axis) != 1:
+                return
+            axis = axis[0]
+        axis = axis % a.ndim
+        dt = kw.get("dtype", None) or r.dtype
+        x = np.moveaxis(a, axis, -1)
+        if x.shape[-1] == 0:
+            return
+        if self.method == "reduce":
+            segments = [(x, kw.get("initial", None))]
+        else:
+            idx = [int(i) for i in self.indices.make()[1]]
+            n = x.shape[-1]
+            if any(i < 0 or i >= n for i in idx):
+                return
+            segments = []
+            for k, i in enumerate(idx):
+                j = idx[k + 1] if k + 1 < len(idx) else n
+                segments.append((x[..., i:j] if j > i else x[..., i:i + 1], None))
+        outs = []
+        for seg, init in segments:
+            if init is not None:
+                seg = np.concatenate([np.full(seg.shape[:-1] + (1,), init, dtype=dt), seg.astype(dt)], axis=-1)
+            outs.append(self.uf.accumulate(seg, axis=-1, dtype=dt)[..., -1])
+        ref = outs[0] if self.method == "reduce" else np.moveaxis(np.stack(outs, axis=-1), -1, axis)
+        got = np.asarray(r)
+        if self.method == "reduce":
+            got = np.squeeze(got, axis=axis) if kw.get("keepdims") else got
+        if got.shape != np.shape(ref):
+            return
+        ok = np.isclose(got, ref, rtol=1e-5, atol=0, equal_nan=True) if got.dtype.char in "fdFD" else got == ref
+        if not np.all(ok):
+            raise NumpyQuirk("NumPy's %s.%s disagrees with its %s.accumulate" % (self.uf.__name__, self.method,
+                                                                                 self.uf.__name__))
+
+    def reduction_tolerance(self, a, r, kw):
+        """Sets self.tol_ulps / self.tol_abs for float reductions, whose order of
+        operations the library may choose (NumPy sums pairwise); returns a mask of the
+        result elements worth comparing, or None."""
+        name = self.uf.__name__
+        if self.method not in ("reduce", "accumulate", "reduceat") or r.dtype.char not in "fdFD":
+            return None
+        n = max(int(a.size), 1)
+        eps = float(np.finfo(r.dtype).eps)
+        kw2 = {k: v for k, v in kw.items() if k in ("axis", "keepdims", "where")}
+        if "initial" in kw:
+            kw2["initial"] = abs(complex(kw["initial"]))
+        absa = np.abs(a).astype(np.float64)
+        args = (absa, self.indices.make()[1]) if self.method == "reduceat" else (absa,)
+        if name in ("add", "subtract", "multiply", "logaddexp", "logaddexp2", "hypot"):
+            fold = np.multiply if name == "multiply" else np.add
+            try:
+                s = np.asarray(getattr(fold, self.method)(*args, **kw2))
+            except Exception:  # noqa: BLE001
+                return None
+            if s.shape != r.shape:
+                return None
+            finfo = np.finfo(r.dtype)
+            if name in ("add", "subtract"):
+                self.tol_abs = (n + 2) * eps * s
+                ok = np.isfinite(s) & (s <= float(finfo.max))
+            else:
+                self.tol_ulps = 4 * (n + 1)
+                # Order-dependent overflow and underflow: products beyond the range.
+                ok = (np.isfinite(s) & (s <= float(finfo.max)) & ((s >= float(finfo.tiny)) | (s == 0))
+                      if name == "multiply" else np.isfinite(r) | np.isnan(r))
+            nan = np.isnan(r) if r.dtype.char in "fd" else (np.isnan(r.real) | np.isnan(r.imag))
+            return ok | nan
+        return None
+
+    def numpy_loop(self, views_in):
+        """The loop NumPy runs for a call (as codes, e.g. 'ff->f'), or None when NumPy
+        cannot resolve one. Raises Unrepresentable for a loop on dtypes we lack."""
+        if self.method not in ("call", "outer"):
+            dts = [np.asarray(views_in[0]).dtype]
+            return None if dts[0].char not in CODES + "qQ" else None
+        dts = []
+        for x in views_in:
+            if isinstance(x, bool):
+                dts.append(np.dtype(bool))
+            elif isinstance(x, int):
+                dts.append(int)
+            elif isinstance(x, float):
+                dts.append(float)
+            elif isinstance(x, complex):
+                dts.append(complex)
+            else:
+                dts.append(np.asarray(x).dtype)
+        sig = None
+        if self.signature is not None:
+            ins, outs = self.signature.split("->")
+            sig = tuple(np.dtype(c) for c in ins + outs)
+        elif self.dtype is not None:
+            sig = (None,) * self.uf.nin + (np.dtype(self.dtype),) * self.uf.nout
+        kwargs = {}
+        if sig is not None:
+            kwargs["signature"] = sig
+        # casting= does not change the loop (the call checks it afterwards): "unsafe" here
+        # (NumPy 2.4's resolve_dtypes crashes on a weak int with casting="equiv").
+        try:
+            res = self.uf.resolve_dtypes(tuple(dts) + (None,) * self.uf.nout, casting="unsafe", **kwargs)
+        except Exception:  # noqa: BLE001 - the call itself will raise and say what
+            return None
+        codes = [fold(d.char) for d in res]
+        if not all(c in CODES for c in codes):
+            raise Unrepresentable("NumPy runs loop %s" % "".join(d.char for d in res))
+        return "".join(codes[: self.uf.nin]) + "->" + "".join(codes[self.uf.nin:])
+
+    def cast_mask(self, views_in, loop, shape):
+        """Elements whose value passes through a float -> integer conversion that C
+        leaves undefined (NaN, inf, out of range): NumPy's bytes there are the
+        platform's, so they are not compared."""
+        if loop is None:
+            return None
+        ins, outs = loop.split("->")
+        mask = np.ones(shape, dtype=bool)
+        changed = False
+        for x, c in zip(views_in, ins):
+            if not is_int_code(c):
+                continue
+            if isinstance(x, (bool, int)):
+                continue
+            if isinstance(x, (float, complex)):
+                if not representable(np.asarray(x), c):
+                    mask[...] = False
+                    changed = True
+                continue
+            if np.asarray(x).dtype.char in "fdFD":
+                ok = representable(np.asarray(x), c)
+                mask &= np.broadcast_to(ok, shape)
+                changed = True
+        if self.out is not None:
+            for j, oc in enumerate(outs):
+                o = self.out[j]
+                out_code = self.inputs[o[1]].code if isinstance(o, tuple) else o.code
+                if is_int_code(out_code) and oc in "fdFD":
+                    # The loop's result before the cast to the output.
+                    try:
+                        r = self.uf(*views_in, signature=loop, casting="unsafe")
+                    except Exception:  # noqa: BLE001
+                        return None
+                    r = r[j] if self.uf.nout > 1 else r
+                    mask &= np.broadcast_to(representable(np.asarray(r), out_code), shape)
+                    changed = True
+        return mask if changed else None
+
+    # Description -------------------------------------------------------------
+
+    def describe(self):
+        args = []
+        for i, x in enumerate(self.inputs):
+            args.append(("a%d" % i) if isinstance(x, Arr) else repr(x))
+        kws = []
+        if self.indices is not None:
+            args.insert(1, "idx")
+        if self.out is not None:
+            kws.append("out=(%s)" % ", ".join("a%d" % o[1] if isinstance(o, tuple) else "o%d" % j
+                                              for j, o in enumerate(self.out)))
+        if self.where is not None:
+            kws.append("where=w")
+        for k in ("dtype", "signature", "casting"):
+            v = getattr(self, k)
+            if v is not None:
+                kws.append("%s=%r" % (k, np.dtype(v).name if k == "dtype" else v))
+        if self.axis != "absent":
+            kws.append("axis=%r" % (self.axis,))
+        if self.keepdims is not None:
+            kws.append("keepdims=%r" % self.keepdims)
+        if self.initial is not None:
+            kws.append("initial=%r" % (self.initial,))
+        fn = "np.%s" % self.name if not isinstance(self.uf, UserUfunc) else self.name
+        if self.method != "call":
+            fn += "." + self.method
+        s = "%s(%s)" % (fn, ", ".join(args + kws))
+        ops = ["a%d: %s" % (i, x.describe()) for i, x in enumerate(self.inputs) if isinstance(x, Arr)]
+        if self.out is not None:
+            ops += ["o%d: %s" % (j, o.describe()) for j, o in enumerate(self.out) if not isinstance(o, tuple)]
+        if self.where is not None:
+            ops.append("w: " + self.where.describe())
+        if self.indices is not None:
+            ops.append("idx: " + self.indices.describe())
+        return s + ("  where " + "; ".join(ops) if ops else "") + (("  [" + self.note + "]") if self.note else "")
+
+
+class Unrepresentable(Exception):
+    """NumPy computes the case with a dtype the library does not have (float16...)."""
+
+
+class NumpyQuirk(Unrepresentable):
+    """NumPy raises where it should not (a NumPy bug); the case is drawn again."""
+
+
+class NoLoop(TypeError):
+    """No loop of a user-defined ufunc accepts the inputs (as NumPy's UFuncNoLoopError)."""
+
+
+def representable(x, c):
+    """Elementwise: x (float or complex) converts to integer dtype c without undefined behaviour."""
+    info = np.iinfo(np.dtype(c))
+    with np.errstate(all="ignore"):
+        r = np.real(x).astype(np.float64)
+        t = np.trunc(r)
+        return np.isfinite(r) & (t >= float(info.min)) & (t < float(info.max) + 1.0)
+
+
+def map_exception(e):
+    """(NumPy's class name, the library's exception class name, message)."""
+    name = type(e).__name__
+    msg = str(e).splitlines()[0] if str(e) else ""
+    if isinstance(e, NoLoop):
+        return "UFuncNoLoopError", "no_loop_error", "no loop of the user ufunc accepts the inputs"
+    if isinstance(e, (IndexError, np.exceptions.AxisError)):
+        ours = "index_error"
+    elif isinstance(e, OverflowError):
+        if "too large to convert to C long" in msg:
+            # NumPy 2.4 converts some weak uint64-range Python ints through C long
+            # (np.logical_or(uint64_array, 2**63 + 1)); not a behaviour to copy.
+            raise NumpyQuirk(msg)
+        ours = "overflow_error"
+    elif isinstance(e, TypeError):
+        if msg.startswith("int() argument must be") or msg.startswith("float() argument must be"):
+            # NumPy 2.4 converts a weak complex scalar for a real signature with int() or float():
+            # a Python-level TypeError rather than its casting error.
+            raise NumpyQuirk(msg)
+        # _UFuncInputCastingError / _UFuncOutputCastingError, and the UFuncTypeError or
+        # TypeError that NumPy raises with the same message on other paths ("Cannot cast
+        # ufunc 'sin' input from ...", "cannot cast Python int to float32 under the casting
+        # rule 'equiv'"); everything else (_UFuncNoLoopError, "No loop matching the
+        # specified signature", boolean subtract) is a missing loop.
+        ours = "casting_error" if "CastingError" in name or "cannot cast" in msg.lower() else "no_loop_error"
+    elif isinstance(e, ValueError):
+        if msg.startswith("cannot convert float"):
+            # NumPy 2.4 converts a weak float NaN or inf for an integer signature with int().
+            raise NumpyQuirk(msg)
+        if "broadcast" in msg:
+            ours = "broadcast_error"
+        elif "read-only" in msg:
+            ours = "overlap_error"
+        else:
+            ours = "value_error"
+    elif isinstance(e, MemoryError):
+        ours = "memory_error"
+    else:
+        raise e
+    return name, ours, msg
+
+
+def result_tuple(x, mask):
+    a = np.asarray(x)
+    code = fold(a.dtype.char)
+    if code not in CODES:
+        raise Unrepresentable("NumPy's result is " + a.dtype.name)
+    m = None if mask is None else np.array(np.broadcast_to(mask, a.shape), dtype=bool, order="C")
+    if m is not None:  # elements not compared: NumPy leaves them uninitialized; keep the file deterministic
+        a = np.where(m, a, np.zeros((), a.dtype))
+    return code, a.shape, np.array(a, order="C").tobytes(), m
+
+
+# ----------------------------------------------------------------------------------
+# Case generation
+# ----------------------------------------------------------------------------------
+
+
+def loop_inputs(loop):
+    return loop.split("->")[0]
+
+
+def loop_outputs(loop):
+    return loop.split("->")[1]
+
+
+def int_range_for(uf, pos):
+    """Input value ranges that keep a case meaningful (most calls would raise)."""
+    if isinstance(uf, UserUfunc):
+        return uf.int_range
+    if uf.__name__ == "power" and pos == 1:
+        return (0, 6)
+    return None
+
+
+def values_fn(rng, uf, code, pos, pool_share=0.3):
+    rng_ = int_range_for(uf, pos)
+
+    def f(n):
+        return random_values(rng, code, n, rng_)
+    return f
+
+
+def exhaustive_tasks(ufs):
+    """(name, loop, variant) in a fixed order; variant is one of
+    'edges' (the edge-value pool, every pair for binary ufuncs, contiguous),
+    'outer' (pool x pool by broadcasting, negative steps and transposes),
+    'strided' (random values, up to 4-d, views), 'out' (out= views, where=, in place),
+    'scalar' (a weak Python scalar operand), 'alias' (the ufunc called by an alias name),
+    'reduce' and 'accumulate' (the methods, dtype= the loop's, for loops of one dtype)."""
+    tasks = []
+    for name in sorted(ufs):
+        uf, aliases = ufs[name]
+        loops = uf.loops if isinstance(uf, UserUfunc) else restricted_loops(uf)
+        for loop in loops:
+            variants = ["edges", "strided", "out"]
+            if uf.nin == 2:
+                variants.insert(1, "outer")
+            if uf.nin >= 2 and not isinstance(uf, UserUfunc):
+                variants.append("scalar")
+            if uf.nin == 2 and uf.nout == 1 and not isinstance(uf, UserUfunc) and len(set(loop.replace("->", ""))) == 1:
+                variants += ["reduce", "accumulate"]
+            for v in variants:
+                tasks.append((name, loop, v))
+        for alias in aliases:
+            tasks.append((name, loops[0], "alias:" + alias))
+    return tasks
+
+
+def pairs_of_pools(rng, pools, cap=3000):
+    """Arrays (one per input) whose rows together hold every combination of the pools'
+    values, or `cap` random combinations (each value appearing) when there are more."""
+    total = 1
+    for p in pools:
+        total *= len(p)
+    if total <= cap:
+        grids = np.meshgrid(*[np.arange(len(p)) for p in pools], indexing="ij")
+        idx = [g.ravel() for g in grids]
+    else:
+        idx = [rng.integers(0, len(p), cap) for p in pools]
+        for k, p in enumerate(pools):  # every value of every pool at least once
+            m = min(len(p), cap)
+            idx[k][:m] = np.arange(m)
+    return [p[i] for p, i in zip(pools, idx)]
+
+
+def random_shape(rng, ndim, max_size=240):
+    while True:
+        shape = [int(rng.choice([1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 9, 16, 17, 33])) for _ in range(ndim)]
+        if rng.random() < 0.04 and ndim > 0:
+            shape[int(rng.integers(0, ndim))] = 0
+        if int(np.prod(shape)) <= max_size:
+            return tuple(shape)
+
+
+def operand_shapes(rng, shape, n, p_drop=0.25, p_one=0.25):
+    """n shapes that broadcast to `shape` (each maybe with fewer axes or extents of 1)."""
+    out = []
+    for _ in range(n):
+        s = list(shape)
+        if len(s) and rng.random() < p_drop:
+            s = s[int(rng.integers(0, len(s) + 1)):]
+        for i in range(len(s)):
+            if rng.random() < p_one:
+                s[i] = 1
+        out.append(tuple(s))
+    return out
+
+
+def exhaustive_case(seed, index, task, ufs):
+    name, loop, variant = task
+    uf, _ = ufs[name]
+    rng = np.random.default_rng([seed, 0, index])
+    ins = loop_inputs(loop)
+    outs = loop_outputs(loop)
+    c = Case("e%d" % index, name, uf)
+    c.note = "loop %s, %s" % (loop, variant)
+    if not isinstance(uf, UserUfunc):
+        # Ask for the loop by signature when the input dtypes alone select another one.
+        try:
+            res = uf.resolve_dtypes(tuple(np.dtype(x) for x in ins) + (None,) * uf.nout)
+            chosen = "".join(fold(d.char) for d in res[: uf.nin]) + "->" + "".join(fold(d.char) for d in res[uf.nin:])
+        except Exception:  # noqa: BLE001
+            chosen = None
+        if chosen != loop:
+            c.signature = loop
+    if variant.startswith("alias:"):
+        c.name = variant.split(":", 1)[1]
+        c.signature = None
+        n = 17
+        c.inputs = [contiguous(x, random_values(rng, x, n, int_range_for(uf, k))) for k, x in enumerate(ins)]
+        return c
+    if variant == "edges":
+        pools = [pool(x) for x in ins]
+        if uf.nin == 1:
+            vals = [np.concatenate([pools[0], random_values(rng, ins[0], 37, int_range_for(uf, 0))])]
+        else:
+            vals = pairs_of_pools(rng, pools)
+            if int_range_for(uf, 1) is not None and is_int_code(ins[1]):
+                lo, hi = int_range_for(uf, 1)
+                vals[1] = np.clip(vals[1], lo, hi).astype(vals[1].dtype)
+            if isinstance(uf, UserUfunc) and uf.int_range is not None:
+                vals = [np.clip(v, *uf.int_range).astype(v.dtype) if is_int_code(v.dtype.char) else v for v in vals]
+        c.inputs = [contiguous(x, v) for x, v in zip(ins, vals)]
+        return c
+    if variant == "outer":
+        pa, pb = pool(ins[0]), pool(ins[1])
+        if int_range_for(uf, 1) is not None and is_int_code(ins[1]):
+            pb = np.unique(np.clip(pb, *int_range_for(uf, 1))).astype(pb.dtype)
+        if isinstance(uf, UserUfunc) and uf.int_range is not None:
+            pa = np.clip(pa, *uf.int_range).astype(pa.dtype) if is_int_code(ins[0]) else pa
+            pb = np.clip(pb, *uf.int_range).astype(pb.dtype) if is_int_code(ins[1]) else pb
+        if len(pa) * len(pb) > 3000:
+            pa = pa[np.sort(rng.choice(len(pa), 60, replace=False))] if len(pa) > 60 else pa
+            pb = pb[np.sort(rng.choice(len(pb), 50, replace=False))] if len(pb) > 50 else pb
+        # a: a column (len(pa), 1) read backwards (step -2) from a wider base; b: a row through a transpose.
+        n = len(pa)
+        base_a = random_values(rng, ins[0], (2 * n + 1) * 2).reshape(2 * n + 1, 2)
+        if n:
+            base_a[2 * n - 1::-2, 1] = pa
+        a = Arr(ins[0], base_a, slices=[(2 * n - 1, None, -2), (1, 2, 1)])
+        b = Arr(ins[1], pb.reshape(len(pb), 1), perm=[1, 0])
+        assert a.shape() == (n, 1) and np.array_equal(a.make()[1][:, 0], pa, equal_nan=True)
+        c.inputs = [a, b]
+        return c
+    if variant == "strided":
+        shape = random_shape(rng, int(rng.integers(1, 5)))
+        shapes = operand_shapes(rng, shape, uf.nin)
+        shapes[int(rng.integers(0, uf.nin))] = shape
+        c.inputs = [make_operand(rng, x, s, values_fn(rng, uf, x, k), p_slice=0.7, p_transpose=0.5)
+                    for k, (x, s) in enumerate(zip(ins, shapes))]
+        return c
+    if variant == "out":
+        shape = random_shape(rng, int(rng.integers(1, 4)))
+        shapes = operand_shapes(rng, shape, uf.nin)
+        shapes[0] = shape
+        c.inputs = [make_operand(rng, x, s, values_fn(rng, uf, x, k), p_slice=0.5, p_transpose=0.3)
+                    for k, (x, s) in enumerate(zip(ins, shapes))]
+        c.out = []
+        for j, oc in enumerate(outs):
+            if j == 0 and uf.nout == 1 and ins[0] == oc and rng.random() < 0.4 and c.inputs[0].bshape is None:
+                c.out.append(("alias", 0))
+            else:
+                c.out.append(make_operand(rng, oc, shape, lambda n, oc=oc: random_values(rng, oc, n),
+                                          p_slice=0.7, p_transpose=0.4, readonly_ok=False))
+        if rng.random() < 0.7:
+            c.where = make_operand(rng, "?", operand_shapes(rng, shape, 1)[0], lambda n: rng.random(n) < 0.6,
+                                   p_slice=0.3, p_transpose=0.2)
+        return c
+    if variant in ("reduce", "accumulate"):
+        c.method = variant
+        c.signature = None
+        code = ins[0]
+        ndim = int(rng.integers(1, 4))
+        shape = random_shape(rng, ndim, max_size=150)
+        c.inputs = [make_operand(rng, code, shape, values_fn(rng, uf, code, 0), p_slice=0.6, p_transpose=0.4)]
+        c.dtype = code
+        r = rng.random()
+        if variant == "reduce":
+            if r < 0.2:
+                c.axis = None
+            elif r < 0.4 and ndim >= 2:
+                c.axis = tuple(int(x) for x in rng.choice(ndim, int(rng.integers(1, ndim + 1)), replace=False))
+            else:
+                c.axis = int(rng.integers(-ndim, ndim))
+            c.keepdims = bool(rng.integers(0, 2))
+            if rng.random() < 0.4:
+                c.initial = pool(code)[int(rng.integers(0, len(pool(code))))].item()
+            if rng.random() < 0.3 and (uf.identity is not None or c.initial is not None):
+                c.where = make_operand(rng, "?", operand_shapes(rng, shape, 1)[0], lambda n: rng.random(n) < 0.6)
+        else:
+            c.axis = int(rng.integers(-ndim, ndim))
+        return c
+    if variant == "scalar":
+        shape = random_shape(rng, int(rng.integers(0, 4)))
+        k = int(rng.integers(0, uf.nin))
+        c.inputs = []
+        for i, x in enumerate(ins):
+            if i == k:
+                v = random_values(rng, x, 1, int_range_for(uf, i))[0]
+                c.inputs.append(v.item() if x != "?" else bool(v))
+            else:
+                c.inputs.append(make_operand(rng, x, shape, values_fn(rng, uf, x, i)))
+        return c
+    raise AssertionError(variant)
+
+
+# Weights of the random cases' methods (only those NumPy has for the ufunc).
+METHODS = [("call", 0.8), ("reduce", 0.08), ("accumulate", 0.04), ("reduceat", 0.03), ("outer", 0.03),
+           ("at", 0.02)]
+
+
+def random_case(seed, index, names, ufs, methods=True):
+    """Case r<index>. Draws until NumPy's answer is representable (NumPy may pick a
+    float16 loop); the draws depend only on (seed, index, names)."""
+    rng = np.random.default_rng([seed, 1, index])
+    for _attempt in range(50):
+        name = names[int(rng.integers(0, len(names)))]
+        uf, aliases = ufs[name]
+        if aliases and rng.random() < 0.05:
+            name = aliases[int(rng.integers(0, len(aliases)))]
+        method = "call"
+        if methods and not isinstance(uf, UserUfunc):
+            r = rng.random()
+            acc = 0.0
+            for m, w in METHODS:
+                acc += w
+                if r < acc:
+                    method = m
+                    break
+        if method in ("reduce", "accumulate", "reduceat", "outer") and (uf.nin != 2 or uf.nout != 1) \
+                and rng.random() < 0.9:
+            method = "call"  # NumPy raises ValueError: a few of those are enough
+        c = Case("r%d" % index, name, uf, method)
+        if method == "call":
+            fill_random_call(rng, c)
+        else:
+            fill_random_method(rng, c)
+        if TRACE:
+            print("trace: " + c.describe(), file=sys.stderr, flush=True)
+        try:
+            outcome = c.run_numpy()
+        except Unrepresentable:
+            continue
+        return c, outcome
+    raise RuntimeError("could not draw a representable case r%d" % index)
+
+
+def random_dtype(rng, uf, k):
+    if isinstance(uf, UserUfunc):
+        loops = uf.loops
+        if rng.random() < 0.8:
+            return loop_inputs(loops[int(rng.integers(0, len(loops)))])[k]
+        return CODES[int(rng.integers(0, len(CODES)))]
+    loops = restricted_loops(uf)
+    if rng.random() < 0.6:
+        return loop_inputs(loops[int(rng.integers(0, len(loops)))])[k]
+    return CODES[int(rng.integers(0, len(CODES)))]
+
+
+def fill_random_call(rng, c):
+    uf = c.uf
+    user = isinstance(uf, UserUfunc)
+    ndim = int(rng.choice([0, 1, 1, 2, 2, 3, 3, 4, 5, 6]))
+    shape = random_shape(rng, ndim)
+    shapes = operand_shapes(rng, shape, uf.nin)
+    if uf.nin:
+        shapes[int(rng.integers(0, uf.nin))] = shape
+    if rng.random() < 0.03 and ndim > 0:  # shapes that do not broadcast
+        k = int(rng.integers(0, uf.nin))
+        s = list(shapes[k]) or [1]
+        s[-1] = s[-1] + 2
+        shapes[k] = tuple(s)
+    c.inputs = []
+    # A shared dtype for all inputs half of the time: mostly a loop's own dtypes.
+    loop_codes = None
+    if rng.random() < 0.5:
+        loops = uf.loops if user else restricted_loops(uf)
+        loop_codes = loop_inputs(loops[int(rng.integers(0, len(loops)))])
+    for k in range(uf.nin):
+        code = loop_codes[k] if loop_codes else random_dtype(rng, uf, k)
+        r = rng.random()
+        if not user and r < 0.15:
+            kind = "bifc"[int(rng.choice(4, p=[0.1, 0.45, 0.3, 0.15]))]
+            if rng.random() < 0.6:
+                kind = scalar_kind_of_code(code)
+            v = python_scalar(rng, kind, code)
+            if uf.__name__ == "power" and k == 1 and isinstance(v, int) and not isinstance(v, bool):
+                v = abs(v) % 7 if rng.random() < 0.9 else v
+            c.inputs.append(v)
+        elif not user and r < 0.2:
+            c.inputs.append(Arr(code, random_values(rng, code, 1, int_range_for(uf, k)).reshape(())))
+        else:
+            c.inputs.append(make_operand(rng, code, shapes[k], values_fn(rng, uf, code, k)))
+    if all(not isinstance(x, Arr) for x in c.inputs):
+        full = shape
+    else:
+        try:
+            full = np.broadcast_shapes(*[x.shape() for x in c.inputs if isinstance(x, Arr)])
+        except ValueError:
+            full = shape
+    # Options.
+    if rng.random() < 0.25:
+        c.out = []
+        out_shape = full
+        if rng.random() < 0.1:
+            out_shape = (int(rng.integers(1, 3)),) + tuple(full)  # out larger than the inputs' shape
+        for j in range(uf.nout):
+            alias_ok = [k for k, x in enumerate(c.inputs)
+                        if isinstance(x, Arr) and x.bshape is None and x.shape() == tuple(out_shape)]
+            if alias_ok and rng.random() < 0.3 and not any(isinstance(o, tuple) and o[1] in alias_ok for o in c.out):
+                c.out.append(("alias", alias_ok[int(rng.integers(0, len(alias_ok)))]))
+                continue
+            oc = CODES[int(rng.integers(0, len(CODES)))]
+            if user:
+                # vectorize'd ufuncs: the loop's own output dtype (the generator does not model
+                # output casting for them).
+                loop = legacy_search(uf.loops, [x.code for x in c.inputs])
+                oc = loop_outputs(loop)[j] if loop else oc
+            elif rng.random() < 0.6:
+                try:
+                    loop = c.numpy_loop([x.make()[1] if isinstance(x, Arr) else x for x in c.inputs])
+                except Unrepresentable:
+                    loop = None
+                if loop is not None:
+                    oc = loop_outputs(loop)[j]
+            s = out_shape
+            if rng.random() < 0.03 and len(s):
+                s = tuple(s[:-1]) + (s[-1] + 1,)  # an output of the wrong shape
+            c.out.append(make_operand(rng, oc, s, lambda n, oc=oc: random_values(rng, oc, n), p_slice=0.5,
+                                      p_transpose=0.3, readonly_ok=False))
+            if rng.random() < 0.01:  # a read-only output
+                o = c.out[-1]
+                c.out[-1] = Arr(o.code, o.base, o.slices, o.perm, o.shape())
+    if rng.random() < 0.2:
+        ws = operand_shapes(rng, full, 1)[0]
+        if rng.random() < 0.05:
+            ws = (2,) + tuple(ws)  # a mask that widens the result
+        c.where = make_operand(rng, "?", ws, lambda n: rng.random(n) < 0.5)
+    if not user:
+        loops = restricted_loops(uf)
+        r = rng.random()
+        if r < 0.05 and uf.nout == 1:
+            c.dtype = CODES[int(rng.integers(0, len(CODES)))]
+        elif r < 0.1:
+            c.signature = loops[int(rng.integers(0, len(loops)))] if rng.random() < 0.8 else \
+                "".join(CODES[int(rng.integers(0, len(CODES)))] for _ in range(uf.nin)) + "->" + \
+                "".join(CODES[int(rng.integers(0, len(CODES)))] for _ in range(uf.nout))
+        if rng.random() < 0.12:
+            c.casting = ["no", "equiv", "safe", "same_kind", "unsafe"][int(rng.integers(0, 5))]
+
+
+def fill_random_method(rng, c):
+    uf = c.uf
+    m = c.method
+    ndim = int(rng.choice([1, 1, 2, 2, 3, 4]))
+    shape = random_shape(rng, ndim, max_size=120)
+    loops = restricted_loops(uf)
+    code = loop_inputs(loops[int(rng.integers(0, len(loops)))])[0]
+    if rng.random() < 0.2:
+        code = CODES[int(rng.integers(0, len(CODES)))]
+    vals = values_fn(rng, uf, code, 0)
+    if m == "outer":
+        s2 = random_shape(rng, int(rng.integers(0, 3)), max_size=30)
+        shape = random_shape(rng, int(rng.integers(0, 3)), max_size=30)
+        code2 = loop_inputs(loops[int(rng.integers(0, len(loops)))])[1 % max(uf.nin, 1)] if uf.nin > 1 else code
+        c.inputs = [make_operand(rng, code, shape, vals), make_operand(rng, code2, s2, values_fn(rng, uf, code2, 1))]
+        if rng.random() < 0.15:
+            c.where = make_operand(rng, "?", operand_shapes(rng, tuple(shape) + tuple(s2), 1)[0],
+                                   lambda n: rng.random(n) < 0.5)
+        return
+    a = make_operand(rng, code, shape, vals, readonly_ok=(m != "at"))
+    c.inputs = [a]
+    if m in ("reduce", "accumulate", "reduceat"):
+        r = rng.random()
+        if m == "reduce":
+            if r < 0.2:
+                c.axis = None
+            elif r < 0.4 and ndim >= 2:
+                k = int(rng.integers(1, ndim + 1))
+                c.axis = tuple(int(x) - (ndim if rng.random() < 0.3 else 0)
+                               for x in rng.choice(ndim, k, replace=False))
+            elif r < 0.9:
+                c.axis = int(rng.integers(-ndim, ndim))
+            elif r < 0.95:
+                c.axis = ndim + int(rng.integers(0, 2))  # out of bounds
+        else:
+            if r < 0.85:
+                c.axis = int(rng.integers(-ndim, ndim))
+            elif r < 0.95:
+                c.axis = ndim  # out of bounds
+        if m == "reduce":
+            if rng.random() < 0.3:
+                c.keepdims = bool(rng.integers(0, 2))
+            if rng.random() < 0.25:
+                c.initial = python_scalar(rng, scalar_kind_of_code(code), code)
+            if rng.random() < 0.15:
+                c.where = make_operand(rng, "?", operand_shapes(rng, shape, 1)[0], lambda n: rng.random(n) < 0.6)
+        if rng.random() < 0.1:
+            c.dtype = CODES[int(rng.integers(0, len(CODES)))]
+        if m == "reduceat":
+            ax = c.axis if c.axis != "absent" else 0
+            n = shape[ax] if isinstance(ax, int) and -ndim <= ax < ndim else 1
+            k = int(rng.integers(1, 6))
+            idx = rng.integers(0, max(n, 1) + (1 if rng.random() < 0.05 else 0), k)
+            c.indices = contiguous("l", idx)
+        if rng.random() < 0.15:
+            # out= of the shape NumPy gives (computed by a dry run).
+            c2 = Case(c.cid, c.name, uf, m)
+            c2.inputs, c2.axis, c2.keepdims, c2.initial, c2.where, c2.dtype, c2.indices = \
+                c.inputs, c.axis, c.keepdims, c.initial, c.where, c.dtype, c.indices
+            try:
+                kind, res = c2.run_numpy()
+            except Unrepresentable:
+                kind = "error"
+            if kind == "ok":
+                oc, oshape = res[0][0], res[0][1]
+                c.out = [make_operand(rng, oc, oshape, lambda n: random_values(rng, oc, n), readonly_ok=False)]
+        return
+    if m == "at":
+        n = shape[0]
+        k = int(rng.integers(0, 8))
+        idx = rng.integers(-n if n else 0, max(n, 1) + (1 if rng.random() < 0.05 else 0), k)
+        if n == 0:
+            idx = np.zeros(0, dtype=np.int64)
+        c.indices = contiguous("l", idx)
+        if uf.nin == 2:
+            bshape = (k,) + tuple(shape[1:])
+            bshape = operand_shapes(rng, bshape, 1)[0]
+            code2 = loop_inputs(loops[int(rng.integers(0, len(loops)))])[1]
+            c.inputs.append(make_operand(rng, code2, bshape, values_fn(rng, uf, code2, 1)))
+        return
+    raise AssertionError(m)
+
+
+# ----------------------------------------------------------------------------------
+# Binary output
+# ----------------------------------------------------------------------------------
+
+T_ID, T_UFUNC, T_METHOD, T_IN_ARRAY, T_IN_SCALAR, T_OUT_ARRAY, T_OUT_ALIAS, T_WHERE = 1, 2, 3, 4, 5, 6, 7, 8
+T_DTYPE, T_SIGNATURE, T_CASTING, T_AXIS, T_KEEPDIMS, T_INITIAL, T_INDICES = 9, 10, 11, 12, 13, 14, 15
+T_EXPECT_RESULT, T_EXPECT_ERROR, T_DESC, T_CANONICAL, T_TOL = 16, 17, 18, 19, 20
+
+
+def field(tag, payload):
+    return struct.pack("<BI", tag, len(payload)) + payload
+
+
+def enc_array(a):
+    out = [struct.pack("<BB", CODES.index(a.code), a.base.ndim)]
+    out += [struct.pack("<q", int(x)) for x in a.base.shape]
+    transforms = []
+    if a.slices is not None:
+        t = struct.pack("<BB", 1, len(a.slices))
+        for s in a.slices:
+            flags = (1 if s[0] is not None else 0) | (2 if s[1] is not None else 0)
+            t += struct.pack("<Bqqq", flags, s[0] or 0, s[1] or 0, s[2])
+        transforms.append(t)
+    if a.perm is not None:
+        transforms.append(struct.pack("<BB", 2, len(a.perm)) + b"".join(struct.pack("<q", p) for p in a.perm))
+    if a.bshape is not None:
+        transforms.append(struct.pack("<BB", 3, len(a.bshape)) + b"".join(struct.pack("<q", p) for p in a.bshape))
+    out.append(struct.pack("<B", len(transforms)))
+    out += transforms
+    data = a.base.tobytes()
+    out.append(struct.pack("<Q", len(data)))
+    out.append(data)
+    return b"".join(out)
+
+
+def enc_scalar(v):
+    if isinstance(v, bool):
+        return struct.pack("<cB", b"b", int(v))
+    if isinstance(v, int):
+        if -2 ** 63 <= v < 2 ** 63:
+            return struct.pack("<cq", b"i", v)
+        return struct.pack("<cQ", b"u", v)
+    if isinstance(v, float):
+        return struct.pack("<cd", b"f", v)
+    return struct.pack("<cdd", b"c", v.real, v.imag)
+
+
+def enc_case(c, outcome):
+    out = [field(T_ID, struct.pack("<cQ", c.cid[0].encode(), int(c.cid[1:]))),
+           field(T_UFUNC, c.name.encode()), field(T_METHOD, c.method.encode())]
+    if c.name != c.uf.__name__:  # called by an alias: the runner checks that the alias resolves
+        out.append(field(T_CANONICAL, c.uf.__name__.encode()))
+    for x in c.inputs:
+        out.append(field(T_IN_ARRAY, enc_array(x)) if isinstance(x, Arr) else field(T_IN_SCALAR, enc_scalar(x)))
+    if c.indices is not None:
+        out.append(field(T_INDICES, enc_array(c.indices)))
+    if c.out is not None:
+        for o in c.out:
+            out.append(field(T_OUT_ALIAS, struct.pack("<B", o[1])) if isinstance(o, tuple)
+                       else field(T_OUT_ARRAY, enc_array(o)))
+    if c.where is not None:
+        out.append(field(T_WHERE, enc_array(c.where)))
+    if c.dtype is not None:
+        out.append(field(T_DTYPE, struct.pack("<B", CODES.index(c.dtype))))
+    if c.signature is not None:
+        out.append(field(T_SIGNATURE, c.signature.encode()))
+    if c.casting is not None:
+        out.append(field(T_CASTING, c.casting.encode()))
+    if c.axis != "absent":
+        if c.axis is None:
+            out.append(field(T_AXIS, struct.pack("<B", 255)))
+        else:
+            ax = (c.axis,) if isinstance(c.axis, int) else tuple(c.axis)
+            out.append(field(T_AXIS, struct.pack("<BB", len(ax), 1 if isinstance(c.axis, int) else 0) +
+                             b"".join(struct.pack("<q", x) for x in ax)))
+    if c.keepdims is not None:
+        out.append(field(T_KEEPDIMS, struct.pack("<B", int(c.keepdims))))
+    if c.initial is not None:
+        out.append(field(T_INITIAL, enc_scalar(c.initial)))
+    kind, payload = outcome
+    if kind == "ok":
+        for code, shape, data, mask in payload:
+            p = struct.pack("<BB", CODES.index(code), len(shape)) + b"".join(struct.pack("<q", x) for x in shape)
+            p += struct.pack("<Q", len(data)) + data
+            p += struct.pack("<B", 0 if mask is None else 1)
+            if mask is not None:
+                p += mask.tobytes()
+            out.append(field(T_EXPECT_RESULT, p))
+    else:
+        np_name, ours, msg = payload
+        out.append(field(T_EXPECT_ERROR, b"\0".join(s.encode() for s in (np_name, ours, msg))))
+    if c.tol_ulps is not None or c.tol_abs is not None:
+        t = np.zeros(0) if c.tol_abs is None else np.ascontiguousarray(c.tol_abs, dtype=np.float64).ravel()
+        out.append(field(T_TOL, struct.pack("<iQ", -1 if c.tol_ulps is None else c.tol_ulps, t.size) + t.tobytes()))
+    out.append(field(T_DESC, c.describe().encode()))
+    body = b"".join(out)
+    return struct.pack("<I", len(body)) + body
+
+
+def describe_outcome(outcome):
+    kind, payload = outcome
+    if kind == "error":
+        return "raises %s (ours: %s): %s" % payload
+    parts = []
+    for code, shape, data, mask in payload:
+        flat = np.frombuffer(data, dtype=np.dtype(code))
+        vals = ", ".join(repr(x) for x in flat[:12].tolist()) + (", ..." if flat.size > 12 else "")
+        parts.append("%s%s [%s]%s" % (np.dtype(code).name, shape_str(shape), vals,
+                                      "" if mask is None else " (compared where the mask is true)"))
+    return "returns " + "; ".join(parts)
+
+
+# ----------------------------------------------------------------------------------
+# Main
+# ----------------------------------------------------------------------------------
+
+
+def library_list(runner):
+    """Names the library has, from `runner --list` (lines 'name nin nout types...')."""
+    import subprocess
+    out = subprocess.run([runner, "--list"], check=True, capture_output=True, text=True).stdout
+    names = []
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and not parts[0].startswith("#"):
+            names.append(parts[0])
+    return names
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--count", type=int, default=0, help="random cases")
+    p.add_argument("--exhaustive", action="store_true", help="every loop of every ufunc")
+    p.add_argument("--out", help="the case file to write")
+    p.add_argument("--ufunc", action="append", default=[], help="only these ufuncs (repeatable)")
+    p.add_argument("--runner", help="ufunc_differential executable: take the ufunc list from the library")
+    p.add_argument("--index", action="append", default=[], help="only case e<i> or r<i> (repeatable)")
+    p.add_argument("--no-methods", action="store_true", help="random cases call the ufunc only")
+    p.add_argument("--show", action="store_true", help="print the cases and NumPy's outcomes")
+    args = p.parse_args(argv)
+
+    global np
+    try:
+        import numpy
+        np = numpy
+    except ImportError:
+        skip_file(args.out, "NumPy is not installed for %s (pip install 'numpy>=2')" % sys.executable)
+    if int(np.__version__.split(".")[0]) < 2:
+        skip_file(args.out, "NumPy >= 2 is required (NEP 50 promotion); found %s" % np.__version__)
+    if args.out and os.path.exists(args.out + ".skip"):
+        os.remove(args.out + ".skip")
+
+    table, aliases = numpy_ufuncs()
+    names = sorted(table)
+    if args.runner:
+        lib = library_list(args.runner)
+        missing = [n for n in lib if n not in table and n not in USER_UFUNCS]
+        if missing:
+            print("generate_cases.py: NumPy has no element-wise ufunc named %s; not tested" % ", ".join(missing),
+                  file=sys.stderr)
+        names = sorted(n for n in set(lib) if n in table)
+    if args.ufunc:
+        canon = [aliases.get(n, n) for n in args.ufunc]
+        names = [n for n in names if n in canon]
+    ufs = {}
+    for n in names:
+        ufs[n] = (table[n], sorted(a for a, c in aliases.items() if c == n))
+    for n in USER_UFUNCS:
+        if not args.ufunc or n in args.ufunc:
+            ufs[n] = (UserUfunc(n), [])
+    all_names = sorted(ufs)
+
+    # The arguments that regenerate any case of this file, with --index added.
+    repro = [os.path.abspath(__file__), "--seed", str(args.seed)]
+    if args.runner:
+        repro += ["--runner", os.path.abspath(args.runner)]
+    for n in args.ufunc:
+        repro += ["--ufunc", n]
+    if args.no_methods:
+        repro += ["--no-methods"]
+
+    ids = []
+    if args.index:
+        ids = args.index
+    else:
+        if args.exhaustive:
+            ids += ["e%d" % i for i in range(len(exhaustive_tasks(ufs)))]
+        ids += ["r%d" % i for i in range(args.count)]
+    tasks = exhaustive_tasks(ufs) if any(i.startswith("e") for i in ids) else []
+
+    records, counts = [], {"ok": 0, "error": 0, "dropped": 0}
+    for cid in ids:
+        kind, i = cid[0], int(cid[1:])
+        if kind == "e":
+            if i >= len(tasks):
+                sys.exit("no case %s: the exhaustive mode has %d cases for this ufunc list" % (cid, len(tasks)))
+            c = exhaustive_case(args.seed, i, tasks[i], ufs)
+            try:
+                outcome = c.run_numpy()
+            except Unrepresentable as e:
+                counts["dropped"] += 1
+                if args.show:
+                    print("%s: %s\n  dropped: %s" % (cid, c.describe(), e))
+                continue
+        elif kind == "r":
+            c, outcome = random_case(args.seed, i, all_names, ufs, methods=not args.no_methods)
+        else:
+            sys.exit("--index takes e<i> or r<i>, not " + cid)
+        counts[outcome[0]] += 1
+        if args.show:
+            print("%s: %s\n  NumPy %s" % (cid, c.describe(), describe_outcome(outcome)))
+        if args.out:
+            records.append(enc_case(c, outcome))
+
+    if args.out:
+        header = "numpy=%s\nseed=%d\nrepro=%s\n" % (np.__version__, args.seed, "\x1f".join(repro))
+        with open(args.out, "wb") as f:
+            f.write(FILE_MAGIC)
+            f.write(struct.pack("<I", len(header.encode())) + header.encode())
+            f.write(struct.pack("<I", len(records)))
+            for r in records:
+                f.write(r)
+        print("generate_cases.py: wrote %d cases (%d results, %d NumPy errors; %d dropped: NumPy needs a dtype "
+              "ufunc lacks) for %d ufuncs to %s" % (len(records), counts["ok"], counts["error"], counts["dropped"],
+                                                    len(all_names), args.out), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1242 @@
+// ufunc_differential: replays the cases written by tests/differential/generate_cases.py
+// (NumPy 2 as the oracle) on every target of this build and compares the outcomes.
+//
+//   ufunc_differential [options] CASES.bin...
+//     --targets cpu,parallel,cuda   targets to run (default: every one compiled in, cuda
+//                                   only with a usable GPU)
+//     --grain N                     the parallel target's grain (default 3: pieces edges everywhere)
+//     --max-print N                 print at most N failures in full (default 40)
+//     --only ID                     run only case ID (e12, r5); repeatable
+//     --exclude ID                  do not run case ID (one that crashes); repeatable
+//     --skip-method M               do not run the cases of method M (call, reduce, accumulate,
+//                                   reduceat, outer, at); repeatable
+//     --verbose                     print every case
+//     --list                        print the ufuncs this build has (name nin nout types...)
+//     --skip-reason TEXT            print TEXT and exit 77 (ctest's SKIP_RETURN_CODE)
+//
+// Exit status: 0 when every case agrees, 1 on any mismatch, 77 when there was nothing
+// to run (no NumPy >= 2: the generator leaves CASES.bin.skip with the reason).
+//
+// Comparison rules (docs/testing.md): integers and booleans exact; floats within the
+// per-ufunc ulp bound of ulp_bound() (0 = bit for bit, up to the sign of zero); NaN
+// where NumPy has NaN; infinities exact; complex numbers part by part. Exceptions must
+// be the library class the generator mapped NumPy's exception to.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+#include <ufunc/ufunc.hpp>
+#if __has_include(<ufunc/core/errstate.hpp>)
+#include <ufunc/core/errstate.hpp>
+#define UFUNC_DIFF_HAS_ERRSTATE 1
+#endif
+#if defined(UFUNC_HAS_TBB)
+#include <ufunc/backends/parallel/execute.hpp>
+#endif
+
+// ---------------------------------------------------------------------------------
+// The registry of built-in ufuncs. <ufunc/ufuncs/builtins.hpp> is to declare
+// ufunc::find_builtin(std::string_view) and ufunc::builtin_ufuncs(); until it does,
+// these templates stand in for them over the five original handles. Overload
+// resolution prefers the library's (non-template) functions as soon as they exist,
+// so nothing here has to change when they land.
+// ---------------------------------------------------------------------------------
+namespace diff_shim {
+struct shim_ptr {
+  const ufunc::function* p;
+  operator const ufunc::function*() const { return p; }  // NOLINT(google-explicit-constructor)
+};
+template <class = void>
+shim_ptr find_builtin(std::string_view name) {
+  if (name == "add") return {&ufunc::add.get()};
+  if (name == "subtract") return {&ufunc::subtract.get()};
+  if (name == "multiply") return {&ufunc::multiply.get()};
+  if (name == "square") return {&ufunc::square.get()};
+  if (name == "sin") return {&ufunc::sin.get()};
+  return {nullptr};
+}
+template <class = void>
+std::span<const ufunc::lazy_function> builtin_ufuncs() {
+  static constexpr ufunc::lazy_function list[] = {ufunc::add, ufunc::subtract, ufunc::multiply, ufunc::square,
+                                                  ufunc::sin};
+  return list;
+}
+}  // namespace diff_shim
+
+namespace diff_registry {
+using namespace ufunc;     // NOLINT(google-build-using-namespace): the library's find_builtin, if declared
+using namespace diff_shim; // NOLINT(google-build-using-namespace): else the stand-in
+inline const ufunc::function* lookup(std::string_view name) { return find_builtin(name); }
+inline constexpr bool from_library =
+    !std::is_same_v<decltype(find_builtin(std::string_view{})), diff_shim::shim_ptr>;
+inline std::vector<const ufunc::function*> all() {
+  std::vector<const ufunc::function*> out;
+  for (const auto& h : builtin_ufuncs()) {
+    const ufunc::function& f = h;
+    out.push_back(&f);
+  }
+  return out;
+}
+}  // namespace diff_registry
+
+namespace {
+
+using ufunc::array;
+using ufunc::dtype;
+
+// ---------------------------------------------------------------------------------
+// User-defined ufuncs (vectorize); generate_cases.py computes the same with NumPy.
+// ---------------------------------------------------------------------------------
+struct fma_fn {  // a * b + c, two roundings (NumPy: add(multiply(a, b), c))
+  template <class T>
+  T operator()(T a, T b, T c) const {
+    return a * b + c;
+  }
+};
+struct relu_fn {  // x > 0 ? x * s : 0, a branch: scalar loop only
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  T operator()(T x, T s) const {
+    return x > T(0) ? static_cast<T>(x * s) : T(0);
+  }
+};
+struct split_fn {  // (fractional part, integral part), as np.modf: two outputs
+  template <class T>
+    requires std::is_floating_point_v<T>
+  std::tuple<T, T> operator()(T x) const {
+    T whole;
+    const T frac = std::modf(x, &whole);
+    return {frac, whole};
+  }
+};
+
+const ufunc::function* user_ufunc(std::string_view name) {
+  static const auto fma = ufunc::vectorize<ufunc::signatures<float(float, float, float), double(double, double, double)>,
+                                           ufunc::target::cpu>(fma_fn{}, "diff_fma");
+  static const auto relu =
+      ufunc::vectorize<ufunc::signatures<std::int32_t(std::int32_t, std::int32_t), double(double, double)>,
+                       ufunc::target::cpu>(ufunc::scalar_only{relu_fn{}}, "diff_relu");
+  static const auto split =
+      ufunc::vectorize<ufunc::signatures<std::tuple<float, float>(float), std::tuple<double, double>(double)>,
+                       ufunc::target::cpu>(split_fn{}, "diff_split");
+  if (name == "diff_fma") return &fma.ufunc();
+  if (name == "diff_relu") return &relu.ufunc();
+  if (name == "diff_split") return &split.ufunc();
+  return nullptr;
+}
+constexpr std::string_view user_names[] = {"diff_fma", "diff_relu", "diff_split"};
+
+// ---------------------------------------------------------------------------------
+// Tolerances: ulps allowed for float results, per ufunc (canonical name).
+// ---------------------------------------------------------------------------------
+struct tolerance {
+  int real_ulps;     // float32/float64 results of real inputs
+  int complex_ulps;  // complex results (each part, in ulps of the larger part's magnitude),
+                     // and float results of complex inputs (absolute)
+  bool zero_sign = true;  // whether -0.0 and +0.0 differ
+};
+
+tolerance ulp_bound(std::string_view name) {
+  // Exact: IEEE operations that are correctly rounded, and operations with no rounding.
+  static const std::set<std::string_view> exact = {
+      "add", "subtract", "multiply", "negative", "positive", "absolute", "fabs", "sign", "square", "conjugate",
+      "floor_divide", "remainder", "fmod", "divmod", "maximum", "minimum", "fmax", "fmin", "copysign",
+      "nextafter", "spacing", "ldexp", "frexp", "modf", "floor", "ceil", "trunc", "rint", "heaviside", "isnan",
+      "isinf", "isfinite", "signbit", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+      "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+      "invert", "left_shift", "right_shift", "bitwise_count", "gcd", "lcm", "divide", "reciprocal", "sqrt",
+      "diff_fma", "diff_relu", "diff_split"};
+  // Complex results of these go through several roundings (Smith's division, hypot, csqrt).
+  static const std::set<std::string_view> complex_rounded = {"divide", "reciprocal", "sqrt", "absolute", "sign"};
+  // a*b - c*d: NumPy's AVX2/AVX-512 complex loops contract it to an FMA, plain C does not.
+  static const std::set<std::string_view> complex_products = {"multiply", "square"};
+  // Which of two equal zeros comes back is unspecified (C fmax, NumPy's SIMD maximum).
+  static const std::set<std::string_view> zero_sign_free = {"maximum", "minimum", "fmax", "fmin"};
+  // One rounding of a product by a constant.
+  static const std::set<std::string_view> one_ulp = {"deg2rad", "rad2deg", "radians", "degrees"};
+  const bool zs = zero_sign_free.count(name) == 0;
+  if (exact.count(name))
+    return {0, complex_rounded.count(name) ? 4 : complex_products.count(name) ? 2 : 0, zs};
+  if (one_ulp.count(name)) return {1, 1, zs};
+  return {4, 4, zs};  // transcendental functions (libm and SIMD approximations)
+}
+
+// ---------------------------------------------------------------------------------
+// The case file
+// ---------------------------------------------------------------------------------
+constexpr char codes[] = "?bBhHiIlLfdFD";
+
+struct transform {
+  int kind = 0;  // 1 slice, 2 transpose, 3 broadcast_to
+  std::vector<ufunc::slice> slices;
+  std::vector<std::int64_t> values;
+};
+
+struct array_spec {
+  dtype type;
+  ufunc::dim_vector shape;
+  std::vector<transform> transforms;
+  std::vector<std::byte> data;
+};
+
+struct scalar_spec {
+  char kind = 'i';  // b i u f c
+  std::int64_t i = 0;
+  std::uint64_t u = 0;
+  double re = 0, im = 0;
+  [[nodiscard]] ufunc::operand operand() const {
+    switch (kind) {
+      case 'b': return ufunc::operand(i != 0);
+      case 'i': return ufunc::operand(static_cast<long long>(i));
+      case 'u': return ufunc::operand(static_cast<unsigned long long>(u));
+      case 'f': return ufunc::operand(re);
+      default: return ufunc::operand(std::complex<double>(re, im));
+    }
+  }
+  [[nodiscard]] std::string str() const {
+    std::ostringstream s;
+    s.precision(17);
+    switch (kind) {
+      case 'b': s << (i ? "True" : "False"); break;
+      case 'i': s << i; break;
+      case 'u': s << u; break;
+      case 'f': s << re; break;
+      default: s << "(" << re << "+" << im << "j)"; break;
+    }
+    return s.str();
+  }
+};
+
+struct input_spec {
+  bool is_scalar = false;
+  array_spec arr;
+  scalar_spec scalar;
+};
+
+struct out_spec {
+  int alias = -1;  // index of the input it is, or -1 for its own array
+  array_spec arr;
+};
+
+struct expected_result {
+  dtype type;
+  ufunc::dim_vector shape;
+  std::vector<std::byte> data;
+  std::vector<std::uint8_t> mask;  // empty: compare every element
+};
+
+struct test_case {
+  char mode = 'r';
+  std::uint64_t index = 0;
+  std::string ufunc_name, canonical, method = "call", desc;
+  std::vector<input_spec> inputs;
+  std::vector<out_spec> outs;
+  std::optional<array_spec> where, indices;
+  std::optional<dtype> out_dtype;
+  std::string signature;
+  std::optional<ufunc::casting> casting;
+  bool has_axis = false, axis_none = false, axis_scalar = false;
+  std::vector<std::int64_t> axis;
+  std::optional<bool> keepdims;
+  std::optional<scalar_spec> initial;
+  std::vector<expected_result> expected;
+  bool expect_error = false;
+  std::string np_error, our_error, np_message;
+  int ulps_override = -1;       // reductions: ulps allowed instead of ulp_bound()'s
+  std::vector<double> abs_tol;  // reductions by add: per element of result 0, absolute
+  std::vector<int> unknown_tags;
+
+  [[nodiscard]] std::string id() const { return std::string(1, mode) + std::to_string(index); }
+};
+
+class reader {
+ public:
+  reader(const std::byte* p, std::size_t n) : p_(p), end_(p + n) {}
+  template <class T>
+  T get() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, p_, sizeof(T));
+    p_ += sizeof(T);
+    return v;
+  }
+  std::string str(std::size_t n) {
+    need(n);
+    std::string s(reinterpret_cast<const char*>(p_), n);
+    p_ += n;
+    return s;
+  }
+  std::vector<std::byte> bytes(std::size_t n) {
+    need(n);
+    std::vector<std::byte> v(p_, p_ + n);
+    p_ += n;
+    return v;
+  }
+  [[nodiscard]] bool done() const { return p_ == end_; }
+  [[nodiscard]] std::size_t left() const { return static_cast<std::size_t>(end_ - p_); }
+
+ private:
+  void need(std::size_t n) const {
+    if (static_cast<std::size_t>(end_ - p_) < n) throw std::runtime_error("truncated case file");
+  }
+  const std::byte* p_;
+  const std::byte* end_;
+};
+
+dtype dtype_at(std::uint8_t i) {
+  if (i >= ufunc::dtype::count) throw std::runtime_error("bad dtype index in case file");
+  return dtype::from_char(codes[i]);
+}
+
+array_spec read_array(reader& r) {
+  array_spec a;
+  a.type = dtype_at(r.get<std::uint8_t>());
+  const int ndim = r.get<std::uint8_t>();
+  for (int i = 0; i < ndim; ++i) a.shape.push_back(r.get<std::int64_t>());
+  const int nt = r.get<std::uint8_t>();
+  for (int t = 0; t < nt; ++t) {
+    transform tr;
+    tr.kind = r.get<std::uint8_t>();
+    const int n = r.get<std::uint8_t>();
+    for (int i = 0; i < n; ++i) {
+      if (tr.kind == 1) {
+        const auto flags = r.get<std::uint8_t>();
+        const auto start = r.get<std::int64_t>(), stop = r.get<std::int64_t>(), step = r.get<std::int64_t>();
+        ufunc::slice s;
+        if (flags & 1) s.start = start;
+        if (flags & 2) s.stop = stop;
+        s.step = step;
+        tr.slices.push_back(s);
+      } else {
+        tr.values.push_back(r.get<std::int64_t>());
+      }
+    }
+    a.transforms.push_back(std::move(tr));
+  }
+  a.data = r.bytes(r.get<std::uint64_t>());
+  return a;
+}
+
+scalar_spec read_scalar(reader& r) {
+  scalar_spec s;
+  s.kind = r.get<char>();
+  switch (s.kind) {
+    case 'b': s.i = r.get<std::uint8_t>(); break;
+    case 'i': s.i = r.get<std::int64_t>(); break;
+    case 'u': s.u = r.get<std::uint64_t>(); break;
+    case 'f': s.re = r.get<double>(); break;
+    case 'c':
+      s.re = r.get<double>();
+      s.im = r.get<double>();
+      break;
+    default: throw std::runtime_error("bad scalar kind in case file");
+  }
+  return s;
+}
+
+test_case read_case(reader& r) {
+  test_case c;
+  while (!r.done()) {
+    const int tag = r.get<std::uint8_t>();
+    const auto len = r.get<std::uint32_t>();
+    const auto payload = r.bytes(len);
+    reader f(payload.data(), payload.size());
+    switch (tag) {
+      case 1:
+        c.mode = f.get<char>();
+        c.index = f.get<std::uint64_t>();
+        break;
+      case 2: c.ufunc_name = f.str(len); break;
+      case 3: c.method = f.str(len); break;
+      case 4: c.inputs.push_back({false, read_array(f), {}}); break;
+      case 5: c.inputs.push_back({true, {}, read_scalar(f)}); break;
+      case 6: c.outs.push_back({-1, read_array(f)}); break;
+      case 7: c.outs.push_back({f.get<std::uint8_t>(), {}}); break;
+      case 8: c.where = read_array(f); break;
+      case 9: c.out_dtype = dtype_at(f.get<std::uint8_t>()); break;
+      case 10: c.signature = f.str(len); break;
+      case 11: c.casting = ufunc::casting_from_string(f.str(len)); break;
+      case 12: {
+        c.has_axis = true;
+        const int n = f.get<std::uint8_t>();
+        if (n == 255) {
+          c.axis_none = true;
+        } else {
+          c.axis_scalar = f.get<std::uint8_t>() != 0;
+          for (int i = 0; i < n; ++i) c.axis.push_back(f.get<std::int64_t>());
+        }
+        break;
+      }
+      case 13: c.keepdims = f.get<std::uint8_t>() != 0; break;
+      case 14: c.initial = read_scalar(f); break;
+      case 15: c.indices = read_array(f); break;
+      case 16: {
+        expected_result e;
+        e.type = dtype_at(f.get<std::uint8_t>());
+        const int ndim = f.get<std::uint8_t>();
+        for (int i = 0; i < ndim; ++i) e.shape.push_back(f.get<std::int64_t>());
+        e.data = f.bytes(f.get<std::uint64_t>());
+        if (f.get<std::uint8_t>()) {
+          const auto m = f.bytes(e.data.size() / e.type.itemsize());
+          e.mask.assign(reinterpret_cast<const std::uint8_t*>(m.data()),
+                        reinterpret_cast<const std::uint8_t*>(m.data()) + m.size());
+        }
+        c.expected.push_back(std::move(e));
+        break;
+      }
+      case 17: {
+        c.expect_error = true;
+        const std::string all = f.str(len);
+        const auto a = all.find('\0'), b = all.find('\0', a + 1);
+        c.np_error = all.substr(0, a);
+        c.our_error = all.substr(a + 1, b - a - 1);
+        c.np_message = all.substr(b + 1);
+        break;
+      }
+      case 18: c.desc = f.str(len); break;
+      case 19: c.canonical = f.str(len); break;
+      case 20: {
+        c.ulps_override = f.get<std::int32_t>();
+        const auto n = f.get<std::uint64_t>();
+        for (std::uint64_t i = 0; i < n; ++i) c.abs_tol.push_back(f.get<double>());
+        break;
+      }
+      default: c.unknown_tags.push_back(tag); break;  // a newer generator: the case is skipped
+    }
+  }
+  return c;
+}
+
+struct case_file {
+  std::string path, numpy_version, seed;
+  std::vector<std::string> repro;  // generator command line, without --index
+  std::vector<test_case> cases;
+};
+
+case_file read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::vector<char> buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  reader r(reinterpret_cast<const std::byte*>(buf.data()), buf.size());
+  if (r.str(8) != "UFDIFF01") throw std::runtime_error(path + " is not a case file of this version (UFDIFF01)");
+  case_file cf;
+  cf.path = path;
+  std::istringstream header(r.str(r.get<std::uint32_t>()));
+  for (std::string line; std::getline(header, line);) {
+    const auto eq = line.find('=');
+    const auto key = line.substr(0, eq), value = line.substr(eq + 1);
+    if (key == "numpy") cf.numpy_version = value;
+    if (key == "seed") cf.seed = value;
+    if (key == "repro") {
+      std::string item;
+      for (char ch : value) {
+        if (ch == '\x1f') {
+          cf.repro.push_back(item);
+          item.clear();
+        } else {
+          item += ch;
+        }
+      }
+      cf.repro.push_back(item);
+    }
+  }
+  const auto n = r.get<std::uint32_t>();
+  cf.cases.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const auto len = r.get<std::uint32_t>();
+    const auto body = r.bytes(len);
+    reader cr(body.data(), body.size());
+    cf.cases.push_back(read_case(cr));
+  }
+  return cf;
+}
+
+// ---------------------------------------------------------------------------------
+// Building operands
+// ---------------------------------------------------------------------------------
+struct built_array {
+  array base;  // where the data lives (host or device)
+  array view;  // the operand
+  std::vector<std::byte> original;  // the base's bytes before the call
+};
+
+array apply_transforms(array v, const std::vector<transform>& ts) {
+  for (const auto& t : ts) {
+    if (t.kind == 1) {
+      // operator[] takes an initializer_list: index one axis at a time with ':' elsewhere.
+      for (std::size_t axis = 0; axis < t.slices.size(); ++axis) {
+        const std::int64_t nd = static_cast<std::int64_t>(v.ndim());
+        std::vector<std::int64_t> perm;
+        // Move `axis` to the front, slice it, move it back.
+        perm.push_back(static_cast<std::int64_t>(axis));
+        for (std::int64_t i = 0; i < nd; ++i)
+          if (i != static_cast<std::int64_t>(axis)) perm.push_back(i);
+        array front = v.transpose(perm);
+        front = front[{t.slices[axis]}];
+        std::vector<std::int64_t> inverse(perm.size());
+        for (std::size_t i = 0; i < perm.size(); ++i) inverse[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+        v = front.transpose(inverse);
+      }
+    } else if (t.kind == 2) {
+      v = v.transpose(t.values);
+    } else if (t.kind == 3) {
+      v = v.broadcast_to(ufunc::dim_vector(t.values.begin(), t.values.end()));
+    } else {
+      throw std::runtime_error("unknown view transform in case file");
+    }
+  }
+  return v;
+}
+
+built_array build(const array_spec& s, bool on_device) {
+  built_array b;
+  array host = array::empty(s.shape, s.type);
+  if (static_cast<std::size_t>(host.nbytes()) != s.data.size())
+    throw std::runtime_error("case file: data size does not match the shape");
+  if (!s.data.empty()) std::memcpy(host.data(), s.data.data(), s.data.size());
+  b.original = s.data;
+  b.base = on_device ? ufunc::to_device(host) : host;
+  b.view = apply_transforms(b.base, s.transforms);
+  return b;
+}
+
+// The bytes of `a` in C order, on the host.
+std::vector<std::byte> host_bytes(const array& a) {
+  const array h = a.device().is_host() ? a.copy() : ufunc::to_host(a);
+  const auto* p = h.data();
+  return {p, p + h.nbytes()};
+}
+
+// Byte offsets (from the base's start) of every element of `view`, a view of `base`.
+std::vector<std::int64_t> element_offsets(const array& base, const array& view) {
+  std::vector<std::int64_t> out;
+  const auto& shape = view.shape();
+  const auto& strides = view.strides();
+  const std::int64_t start = view.data() - base.data();
+  if (view.size() == 0) return out;
+  std::vector<std::int64_t> idx(shape.size(), 0);
+  for (;;) {
+    std::int64_t off = start;
+    for (std::size_t i = 0; i < shape.size(); ++i) off += idx[i] * strides[i];
+    out.push_back(off);
+    std::size_t d = shape.size();
+    while (d > 0) {
+      --d;
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+      if (d == 0) return out;
+    }
+    if (shape.empty()) return out;
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Values and comparison
+// ---------------------------------------------------------------------------------
+template <class F>
+std::int64_t ordered(F x) {  // monotonic integer image of a float; +0 and -0 both 0
+  using I = std::conditional_t<sizeof(F) == 4, std::int32_t, std::int64_t>;
+  I i;
+  std::memcpy(&i, &x, sizeof(F));
+  return i < 0 ? -static_cast<std::int64_t>(i & std::numeric_limits<I>::max()) : static_cast<std::int64_t>(i);
+}
+
+template <class F>
+std::string fmt(F x) {
+  std::ostringstream s;
+  s.precision(std::is_same_v<F, float> ? 9 : 17);
+  s << x;
+  return s.str();
+}
+
+// Whether `ours` is acceptable for NumPy's `np` with `ulps` allowed; `scale` is the
+// magnitude ulps are measured at (|np| for reals; the larger part for complex).
+template <class F>
+bool float_ok(F ours, F np, int ulps, F scale, bool zero_sign = true) {
+  if (std::isnan(np)) return std::isnan(ours);
+  if (std::isnan(ours) || std::isinf(np) || std::isinf(ours)) return ours == np;
+  if (np == 0 && ours == 0) return !zero_sign || std::signbit(np) == std::signbit(ours);
+  if (ulps == 0) return ours == np;
+  if (std::abs(scale) > std::abs(np) && std::isfinite(scale)) {
+    // ulps of the larger part: |ours - np| <= ulps * ulp(scale)
+    const F ulp = std::nextafter(std::abs(scale), std::numeric_limits<F>::infinity()) - std::abs(scale);
+    return std::abs(static_cast<double>(ours) - static_cast<double>(np)) <= ulps * static_cast<double>(ulp);
+  }
+  const auto d = ordered(ours) - ordered(np);
+  return (d < 0 ? -d : d) <= ulps;
+}
+
+struct element_check {
+  bool ok = true;
+  std::string ours, np;
+};
+
+// Within an absolute tolerance (reductions, whose summation order differs from NumPy's pairwise sums).
+template <class F>
+bool within_abs(F ours, F np, double tol) {
+  return std::isfinite(ours) && std::isfinite(np) &&
+         std::abs(static_cast<double>(ours) - static_cast<double>(np)) <= tol;
+}
+
+element_check compare_element(dtype t, const std::byte* ours, const std::byte* np, tolerance tol,
+                              bool complex_inputs, double abs_tol = -1) {
+  element_check r;
+  ufunc::visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    T a, b;
+    std::memcpy(&a, ours, sizeof(T));
+    std::memcpy(&b, np, sizeof(T));
+    if constexpr (std::is_same_v<T, bool>) {
+      r.ok = std::memcmp(ours, np, 1) == 0;
+      r.ours = std::to_string(static_cast<int>(*reinterpret_cast<const std::uint8_t*>(ours)));
+      r.np = std::to_string(static_cast<int>(*reinterpret_cast<const std::uint8_t*>(np)));
+    } else if constexpr (std::is_integral_v<T>) {
+      r.ok = a == b;
+      r.ours = std::to_string(a);
+      r.np = std::to_string(b);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      r.ok = float_ok(a, b, complex_inputs ? tol.complex_ulps : tol.real_ulps, b, tol.zero_sign) ||
+             (abs_tol >= 0 && within_abs(a, b, abs_tol));
+      r.ours = fmt(a);
+      r.np = fmt(b);
+    } else {
+      using F = typename T::value_type;
+      const F scale = std::max(std::abs(b.real()), std::abs(b.imag()));
+      r.ok = (float_ok(a.real(), b.real(), tol.complex_ulps, scale, tol.zero_sign) ||
+              (abs_tol >= 0 && within_abs(a.real(), b.real(), abs_tol))) &&
+             (float_ok(a.imag(), b.imag(), tol.complex_ulps, scale, tol.zero_sign) ||
+              (abs_tol >= 0 && within_abs(a.imag(), b.imag(), abs_tol)));
+      r.ours = "(" + fmt(a.real()) + (std::signbit(a.imag()) ? "" : "+") + fmt(a.imag()) + "j)";
+      r.np = "(" + fmt(b.real()) + (std::signbit(b.imag()) ? "" : "+") + fmt(b.imag()) + "j)";
+    }
+  });
+  return r;
+}
+
+std::string index_string(std::int64_t flat, const ufunc::dim_vector& shape) {
+  std::vector<std::int64_t> idx(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    idx[d] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+  std::string s = "[";
+  for (std::size_t i = 0; i < idx.size(); ++i) s += (i ? "," : "") + std::to_string(idx[i]);
+  return s + "]";
+}
+
+// "" when `got` (C-ordered bytes of dtype `type`, shape `shape`) matches; otherwise what differs.
+std::string compare_result(const expected_result& e, dtype type, const ufunc::dim_vector& shape,
+                           const std::vector<std::byte>& got, tolerance tol, bool complex_inputs,
+                           const std::vector<double>& abs_tol, const std::string& what) {
+  if (type != e.type)
+    return what + " dtype " + std::string(type.name()) + ", NumPy " + std::string(e.type.name());
+  if (shape != e.shape)
+    return what + " shape " + array::shape_string(shape) + ", NumPy " + array::shape_string(e.shape);
+  const std::size_t item = type.itemsize();
+  const std::size_t n = e.data.size() / item;
+  std::int64_t first = -1, bad = 0;
+  element_check first_check;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!e.mask.empty() && !e.mask[i]) continue;
+    const auto c = compare_element(type, got.data() + i * item, e.data.data() + i * item, tol, complex_inputs,
+                                   i < abs_tol.size() ? abs_tol[i] : -1.0);
+    if (!c.ok) {
+      if (first < 0) {
+        first = static_cast<std::int64_t>(i);
+        first_check = c;
+      }
+      ++bad;
+    }
+  }
+  if (bad == 0) return {};
+  return what + " " + std::string(type.name()) + array::shape_string(shape) + ": " + std::to_string(bad) + " of " +
+         std::to_string(n) + " elements differ; first at " + index_string(first, shape) + ": ours " + first_check.ours +
+         ", NumPy " + first_check.np;
+}
+
+std::string class_of(const std::exception& e) {
+  if (dynamic_cast<const ufunc::broadcast_error*>(&e)) return "broadcast_error";
+  if (dynamic_cast<const ufunc::no_loop_error*>(&e)) return "no_loop_error";
+  if (dynamic_cast<const ufunc::casting_error*>(&e)) return "casting_error";
+  if (dynamic_cast<const ufunc::dtype_error*>(&e)) return "dtype_error";
+  if (dynamic_cast<const ufunc::overlap_error*>(&e)) return "overlap_error";
+  if (dynamic_cast<const ufunc::index_error*>(&e)) return "index_error";
+  if (dynamic_cast<const ufunc::overflow_error*>(&e)) return "overflow_error";
+  if (dynamic_cast<const ufunc::value_error*>(&e)) return "value_error";
+  if (dynamic_cast<const ufunc::target_error*>(&e)) return "target_error";
+  if (dynamic_cast<const ufunc::memory_error*>(&e)) return "memory_error";
+  if (dynamic_cast<const ufunc::error*>(&e)) return "ufunc::error";
+  return "std::exception";
+}
+
+// ---------------------------------------------------------------------------------
+// Running one case on one target
+// ---------------------------------------------------------------------------------
+struct run_result {
+  enum class kind { pass, fail, skip } k = kind::pass;
+  std::string detail;  // failure description or skip reason
+};
+
+run_result skip(std::string why) { return {run_result::kind::skip, std::move(why)}; }
+run_result fail(std::string why) { return {run_result::kind::fail, std::move(why)}; }
+
+// What a replay produced: the arrays to compare with NumPy's results, in order, and
+// every operand's base with the view of it that the call may write (none: untouched).
+struct replay {
+  std::vector<array> got;
+  std::vector<std::pair<const built_array*, std::optional<array>>> bases;
+};
+
+ufunc::weak_scalar weak(const scalar_spec& s) {
+  switch (s.kind) {
+    case 'b': return ufunc::weak_scalar(s.i != 0);
+    case 'i': return ufunc::weak_scalar(static_cast<long long>(s.i));
+    case 'u': return ufunc::weak_scalar(static_cast<unsigned long long>(s.u));
+    case 'f': return ufunc::weak_scalar(s.re);
+    default: return ufunc::weak_scalar(std::complex<double>(s.re, s.im));
+  }
+}
+
+// The methods (function::reduce, accumulate, reduceat, outer, at; core/methods.hpp).
+// Each is compiled only when the library has it with the options used here, so that
+// a change there makes the runner skip those cases (and say so) rather than break the build.
+template <class F = ufunc::function>
+std::optional<run_result> run_method(const test_case& c, const F& f, ufunc::target_id target,
+                                     std::vector<built_array>& ins, built_array& out, built_array& where,
+                                     built_array& indices, replay& rp) {
+  const bool device = target == ufunc::target_id::cuda;
+  const auto& m = c.method;
+  auto axes_of = [&](auto& o) {
+    if (!c.has_axis) return;
+    if (c.axis_none) o.axis = ufunc::all_axes;
+    else if (c.axis_scalar) o.axis = static_cast<int>(c.axis[0]);
+    else o.axis = std::vector<int>(c.axis.begin(), c.axis.end());
+  };
+  if (!c.outs.empty()) out = build(c.outs[0].arr, device);
+  if (c.where) where = build(*c.where, device);
+  if (c.indices) indices = build(*c.indices, device);
+  const array& a = ins[0].view;
+  if (m == "reduce") {
+    if constexpr (requires(const F& g, ufunc::reduce_options o) {
+                    g.reduce(a, o);
+                    o.axis = ufunc::all_axes;
+                    o.axis = 1;
+                    o.axis = std::vector<int>{};
+                    o.keepdims = true;
+                    o.initial = ufunc::weak_scalar(1);
+                    o.where = a;
+                    o.out = a;
+                    o.dtype = ufunc::float64;
+                    o.target = target;
+                  }) {
+      ufunc::reduce_options o;
+      axes_of(o);
+      if (c.keepdims) o.keepdims = *c.keepdims;
+      if (c.initial) o.initial = weak(*c.initial);
+      if (c.where) o.where = where.view;
+      if (!c.outs.empty()) o.out = out.view;
+      o.dtype = c.out_dtype;
+      o.target = target;
+      rp.got.push_back(f.reduce(a, o));
+    } else {
+      return skip("method reduce: function::reduce or reduce_options differ from what the runner expects");
+    }
+  } else if (m == "accumulate" || m == "reduceat") {
+    if constexpr (requires(const F& g, ufunc::accumulate_options o) {
+                    g.accumulate(a, o);
+                    g.reduceat(a, a, o);
+                    o.axis = 1;
+                    o.out = a;
+                    o.dtype = ufunc::float64;
+                    o.target = target;
+                  }) {
+      ufunc::accumulate_options o;
+      if (c.has_axis) {
+        if (c.axis_none || !c.axis_scalar) return skip("method " + m + ": axis other than one integer");
+        o.axis = static_cast<int>(c.axis[0]);
+      }
+      if (!c.outs.empty()) o.out = out.view;
+      o.dtype = c.out_dtype;
+      o.target = target;
+      rp.got.push_back(m == "accumulate" ? f.accumulate(a, o) : f.reduceat(a, indices.view, o));
+    } else {
+      return skip("method " + m + ": function::" + m + " or accumulate_options differ from what the runner expects");
+    }
+  } else if (m == "outer") {
+    if constexpr (requires(const F& g, ufunc::call_options o) { g.outer(a, a, o); }) {
+      ufunc::call_options o;
+      if (c.where) o.where = where.view;
+      if (!c.outs.empty()) o.out = {out.view};
+      o.dtype = c.out_dtype;
+      o.target = target;
+      rp.got.push_back(f.outer(ins[0].view, ins[1].view, o));
+    } else {
+      return skip("method outer: function::outer differs from what the runner expects");
+    }
+  } else if (m == "at") {
+    if constexpr (requires(const F& g, ufunc::call_options o) {
+                    g.at(a, a, a, o);
+                    g.at(a, a, o);
+                  }) {
+      ufunc::call_options o;
+      o.target = target;
+      if (c.inputs.size() > 1) {
+        const ufunc::operand b = c.inputs[1].is_scalar ? c.inputs[1].scalar.operand() : ufunc::operand(ins[1].view);
+        f.at(a, indices.view, b, o);
+      } else {
+        f.at(a, indices.view, o);
+      }
+      rp.got.push_back(a);
+    } else {
+      return skip("method at: function::at differs from what the runner expects");
+    }
+  } else {
+    return skip("method " + m + ": unknown to the runner");
+  }
+  if (!c.outs.empty() && rp.got[0].data() != out.view.data())
+    return fail("result: the returned array is not the out= array");
+  if (!c.outs.empty()) rp.got[0] = out.view;
+  return std::nullopt;
+}
+
+run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user) {
+  const bool device = target == ufunc::target_id::cuda;
+  if (!c.unknown_tags.empty()) return skip("case fields this runner does not know (a newer generator)");
+  if (device && user) return skip("the runner's vectorize'd ufuncs have host loops only");
+
+  std::vector<built_array> ins(c.inputs.size());
+  std::vector<ufunc::operand> operands;
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    if (c.inputs[i].is_scalar) {
+      operands.push_back(c.inputs[i].scalar.operand());
+    } else {
+      ins[i] = build(c.inputs[i].arr, device);
+      operands.emplace_back(ins[i].view);
+    }
+  }
+  std::vector<built_array> outs(c.outs.size());
+  built_array where, indices, method_out;
+  replay rp;
+  std::string error_class, error_message;
+  ufunc::call_options opt;
+  try {
+    if (c.method != "call") {
+      if (auto r = run_method(c, f, target, ins, method_out, where, indices, rp)) return *r;
+      if (c.method == "at") rp.bases.emplace_back(&ins[0], ins[0].view);
+      else rp.bases.emplace_back(&ins[0], std::nullopt);
+      if (ins.size() > 1) rp.bases.emplace_back(&ins[1], std::nullopt);
+      if (!c.outs.empty()) rp.bases.emplace_back(&method_out, method_out.view);
+    } else {
+      for (std::size_t j = 0; j < c.outs.size(); ++j) {
+        if (c.outs[j].alias >= 0) {
+          opt.out.push_back(ins[static_cast<std::size_t>(c.outs[j].alias)].view);
+        } else {
+          outs[j] = build(c.outs[j].arr, device);
+          opt.out.push_back(outs[j].view);
+        }
+      }
+      if (c.where) {
+        where = build(*c.where, device);
+        opt.where = where.view;
+      }
+      opt.dtype = c.out_dtype;
+      opt.signature = c.signature;
+      if (c.casting) opt.casting = *c.casting;
+      opt.target = target;
+      rp.got = f.call(operands, opt);
+      if (!c.outs.empty()) {
+        for (std::size_t j = 0; j < rp.got.size() && j < opt.out.size(); ++j) {
+          if (rp.got[j].data() != opt.out[j].data())
+            return fail("output " + std::to_string(j) + ": the returned array is not the out= array");
+          rp.got[j] = opt.out[j];
+        }
+      }
+      for (std::size_t i = 0; i < ins.size(); ++i) {
+        std::optional<array> written;
+        for (std::size_t j = 0; j < c.outs.size(); ++j)
+          if (c.outs[j].alias == static_cast<int>(i)) written = opt.out[j];
+        rp.bases.emplace_back(&ins[i], written);
+      }
+      for (std::size_t j = 0; j < outs.size(); ++j)
+        if (c.outs[j].alias < 0) rp.bases.emplace_back(&outs[j], opt.out[j]);
+    }
+    if (device && !rp.got.empty()) (void)ufunc::to_host(rp.got[0]);  // waits for the stream: errors surface here
+  } catch (const std::exception& e) {
+    error_class = class_of(e);
+    error_message = e.what();
+  }
+  if (error_class == "target_error" && device) return skip("cuda: " + error_message.substr(0, 120));
+  if (c.expect_error) {
+    if (error_class.empty())
+      return fail("NumPy raises " + c.np_error + " (" + c.np_message + "), ours returns " +
+                  (rp.got.empty() ? std::string("nothing")
+                                  : std::string(rp.got[0].type().name()) + array::shape_string(rp.got[0].shape())));
+    if (error_class != c.our_error)
+      return fail("NumPy raises " + c.np_error + " (" + c.np_message + ") = " + c.our_error + ", ours " + error_class +
+                  " (" + error_message + ")");
+    return {};
+  }
+  if (!error_class.empty())
+    return fail("ours raises " + error_class + " (" + error_message + "), NumPy returns " +
+                (c.expected.empty() ? std::string("?")
+                                    : std::string(c.expected[0].type.name()) + array::shape_string(c.expected[0].shape)));
+  if (rp.got.size() != c.expected.size())
+    return fail("ours returns " + std::to_string(rp.got.size()) + " outputs, NumPy " +
+                std::to_string(c.expected.size()));
+
+  bool device_operands = false;
+  for (const auto& in : c.inputs) device_operands |= device && !in.is_scalar;
+  device_operands |= device && (!c.outs.empty() || c.where.has_value());
+  tolerance tol = ulp_bound(c.canonical.empty() ? f.name() : c.canonical);
+  if (c.ulps_override >= 0) tol.real_ulps = tol.complex_ulps = c.ulps_override;
+  bool complex_inputs = false;
+  for (const auto& in : c.inputs)
+    complex_inputs |= in.is_scalar ? in.scalar.kind == 'c' : in.arr.type.is_complex();
+  for (std::size_t j = 0; j < c.expected.size(); ++j) {
+    const std::string what = c.expected.size() > 1 ? "output " + std::to_string(j) : std::string("result");
+    const array& got = rp.got[j];
+    // Device operands give device results; a call on Python scalars alone stays on the host.
+    if (got.device().is_host() == device_operands && got.size() > 0)
+      return fail(what + " is on " + got.device().str() + ", the operands on " +
+                  (device_operands ? "cuda" : "the host"));
+    const auto msg = compare_result(c.expected[j], got.type(), got.shape(), host_bytes(got), tol, complex_inputs,
+                                    c.abs_tol, what);
+    if (!msg.empty()) return fail(msg);
+  }
+  // Nothing outside the written views changed; inputs are untouched.
+  for (std::size_t k = 0; k < rp.bases.size(); ++k) {
+    const auto& [b, written] = rp.bases[k];
+    if (!b->base.valid()) continue;
+    const auto after = host_bytes(b->base);
+    std::vector<char> inside(after.size(), 0);
+    if (written) {
+      const auto item = static_cast<std::int64_t>(written->itemsize());
+      for (auto off : element_offsets(b->base, *written))
+        for (std::int64_t i = 0; i < item; ++i) inside[static_cast<std::size_t>(off + i)] = 1;
+    }
+    for (std::size_t i = 0; i < after.size(); ++i)
+      if (!inside[i] && after[i] != b->original[i])
+        return fail(std::string(written ? "an output" : "an input") + ": byte " + std::to_string(i) +
+                    " of its base array changed" + (written ? " outside the written view" : ""));
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------------
+std::string describe_types(const ufunc::function& f) {
+  std::string s;
+  for (const auto& t : f.types()) s += " " + t;
+  return s;
+}
+
+int list_ufuncs() {
+  std::cout << "# ufunc_differential --list: name nin nout loops ("
+            << (diff_registry::from_library ? "ufunc::builtin_ufuncs()" : "stand-in for ufunc::builtin_ufuncs()")
+            << ", then the runner's vectorize'd ufuncs)\n";
+  for (const auto* f : diff_registry::all())
+    std::cout << f->name() << " " << f->nin() << " " << f->nout() << describe_types(*f) << "\n";
+  for (auto n : user_names) {
+    const auto* f = user_ufunc(n);
+    std::cout << f->name() << " " << f->nin() << " " << f->nout() << describe_types(*f) << "\n";
+  }
+  return 0;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+std::string self_path;
+
+std::string reproducer(const case_file& cf, const test_case& c, std::string_view target) {
+  std::string s = "python3";
+  for (const auto& a : cf.repro) s += " " + shell_quote(a);
+  const std::string file = "/tmp/ufunc_case_" + c.id() + ".bin";
+  s += " --index " + c.id() + " --out " + file + " && " + shell_quote(self_path) + " --targets " + std::string(target) +
+       " " + file;
+  return s;
+}
+
+// A crash inside the library: the handler names the case, then runs the runner
+// again (execv is async-signal-safe) with `--crashed ID@target` added, which reports
+// that case as a failure and goes on with the others. At most max_crashes times.
+const char* volatile crash_note = nullptr;
+std::string crash_text;
+char crash_arg[128];
+std::vector<char*> exec_argv;  // argv, then room for "--crashed", crash_arg, nullptr
+bool may_reexec = false;
+constexpr int max_crashes = 10;
+constexpr int max_method_crashes = 3;  // then a method's (reduce, accumulate...) other cases are skipped
+char crashed_flag[] = "--crashed";
+extern "C" void on_fatal_signal(int sig) {
+  if (crash_note) {
+    const char head[] = "\nufunc_differential: fatal signal while running ";
+    (void)!write(2, head, sizeof(head) - 1);
+    (void)!write(2, crash_note, std::strlen(crash_note));
+    (void)!write(2, "\n", 1);
+    if (may_reexec) {
+      const char again[] = "ufunc_differential: running the other cases again without it\n";
+      (void)!write(2, again, sizeof(again) - 1);
+      exec_argv[exec_argv.size() - 3] = crashed_flag;
+      exec_argv[exec_argv.size() - 2] = crash_arg;
+      execv("/proc/self/exe", exec_argv.data());
+    } else {
+      const char stop[] = "ufunc_differential: too many cases crashed; giving up\n";
+      (void)!write(2, stop, sizeof(stop) - 1);
+    }
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+int usage() {
+  std::cerr << "usage: ufunc_differential [--targets cpu,parallel,cuda] [--grain N] [--max-print N] [--only ID]... "
+               "[--exclude ID]... [--skip-method M]... [--verbose] CASES.bin...\n       ufunc_differential --list\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  {
+    char buf[4096];
+    const auto n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+    self_path = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string(argv[0]);
+  }
+  std::vector<std::string> files, only, exclude, skip_methods;
+  std::map<std::string, std::string> crashed;  // case id -> target it crashed on
+  std::map<std::string, int> crashes_per_method;
+  {
+    sigset_t all;  // a re-run started from the signal handler inherits its blocked signals
+    sigfillset(&all);
+    sigprocmask(SIG_UNBLOCK, &all, nullptr);
+    for (int i = 0; i < argc; ++i) exec_argv.push_back(argv[i]);
+    exec_argv.insert(exec_argv.end(), {nullptr, nullptr, nullptr});
+  }
+  std::string targets_arg;
+  std::int64_t grain = 3;
+  int max_print = 40;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--list") return list_ufuncs();
+    if (a == "--skip-reason") {
+      std::cout << "SKIPPED: " << value() << "\n";
+      return 77;
+    }
+    if (a == "--targets") targets_arg = value();
+    else if (a == "--grain") grain = std::stoll(value());
+    else if (a == "--max-print") max_print = std::stoi(value());
+    else if (a == "--only") only.push_back(value());
+    else if (a == "--exclude") exclude.push_back(value());
+    else if (a == "--skip-method") skip_methods.push_back(value());
+    else if (a == "--crashed") {  // ID@target@method, added by the crash handler
+      const auto v = value();
+      const auto at1 = v.find('@'), at2 = v.find('@', at1 + 1);
+      crashed[v.substr(0, at1)] = v.substr(at1 + 1, at2 - at1 - 1);
+      ++crashes_per_method[v.substr(at2 + 1)];
+    }
+    else if (a == "--verbose") verbose = true;
+    else if (a == "-h" || a == "--help") return usage() == 2 ? 0 : 0;
+    else if (!a.empty() && a[0] == '-') return usage();
+    else files.push_back(a);
+  }
+  if (files.empty()) return usage();
+  if (const char* want = std::getenv("UFUNC_SIMD_ARCH"); want && *want && ufunc::simd_arch() != want) {
+    std::cout << "SKIPPED: UFUNC_SIMD_ARCH=" << want << " requested, but the built-in loops run '"
+              << ufunc::simd_arch() << "' at best here (CPU or build)\n";
+    return 77;
+  }
+
+  // Targets.
+  std::vector<ufunc::target_id> targets;
+  std::map<std::string, std::string> target_skips;
+  auto want = [&](std::string_view t) { return targets_arg.empty() || targets_arg.find(t) != std::string::npos; };
+  if (want("cpu")) targets.push_back(ufunc::target_id::cpu);
+  if (want("parallel")) {
+    if (ufunc::target_available(ufunc::target_id::parallel)) {
+      targets.push_back(ufunc::target_id::parallel);
+#if defined(UFUNC_HAS_TBB)
+      ufunc::backends::parallel::set_grain(grain);
+#endif
+    } else {
+      target_skips["parallel"] = "not compiled in (preset tbb or all)";
+    }
+  }
+  if (want("cuda")) {
+    if (!ufunc::target_available(ufunc::target_id::cuda)) target_skips["cuda"] = "not compiled in (preset cuda or all)";
+    else if (!ufunc::cuda_available()) target_skips["cuda"] = "no usable GPU";
+    else targets.push_back(ufunc::target_id::cuda);
+  }
+
+  // Cases.
+  std::vector<case_file> cfs;
+  for (const auto& path : files) {
+    std::ifstream skipfile(path + ".skip");
+    if (skipfile) {
+      std::string reason;
+      std::getline(skipfile, reason);
+      std::cout << "SKIPPED: " << reason << "\n";
+      return 77;
+    }
+    try {
+      cfs.push_back(read_file(path));
+    } catch (const std::exception& e) {
+      std::cerr << "ufunc_differential: " << e.what() << "\n";
+      return 2;
+    }
+  }
+
+#if defined(UFUNC_DIFF_HAS_ERRSTATE)
+  // As the generator's np.errstate(all='ignore'): no floating-point warnings.
+  ufunc::seterr({ufunc::fp_policy::ignore, ufunc::fp_policy::ignore, ufunc::fp_policy::ignore,
+                 ufunc::fp_policy::ignore});
+#endif
+  may_reexec = crashed.size() < static_cast<std::size_t>(max_crashes);
+  std::signal(SIGSEGV, on_fatal_signal);
+  std::signal(SIGBUS, on_fatal_signal);
+  std::signal(SIGFPE, on_fatal_signal);
+  std::signal(SIGABRT, on_fatal_signal);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t ncases = 0, printed = 0;
+  std::ostringstream failures;  // printed at the end: a re-run after a crash prints everything once
+  std::map<std::string, std::size_t> skips;  // reason -> count (per case and target)
+  struct target_stats {
+    std::size_t run = 0, pass = 0, fail = 0, skip = 0;
+  };
+  std::map<std::string, target_stats> stats;
+  std::map<std::string, std::size_t> fail_by_ufunc;
+  std::string numpy_version;
+  for (const auto& cf : cfs) {
+    numpy_version = cf.numpy_version;
+    for (const auto& c : cf.cases) {
+      if (!only.empty() && std::find(only.begin(), only.end(), c.id()) == only.end()) continue;
+      if (std::find(exclude.begin(), exclude.end(), c.id()) != exclude.end()) continue;
+      if (std::find(skip_methods.begin(), skip_methods.end(), c.method) != skip_methods.end()) continue;
+      ++ncases;
+      const ufunc::function* f = user_ufunc(c.ufunc_name);
+      const bool user = f != nullptr;
+      if (!f) f = diff_registry::lookup(c.ufunc_name);
+      std::vector<std::pair<std::string, std::string>> case_failures;  // (targets, detail), merged
+      for (auto t : targets) {
+        const std::string tname(ufunc::to_string(t));
+        auto& st = stats[tname];
+        run_result r;
+        crash_text = c.id() + " on " + tname + ": " + c.desc + "\n  repro: " + reproducer(cf, c, tname);
+        std::snprintf(crash_arg, sizeof(crash_arg), "%s@%s@%s", c.id().c_str(), tname.c_str(), c.method.c_str());
+        crash_note = crash_text.c_str();
+        if (const auto it = crashed.find(c.id()); it != crashed.end()) {
+          r = it->second == tname ? fail("crashed (fatal signal) in the library")
+                                  : skip("crashed on another target; not run again");
+        } else if (c.method != "call" && crashes_per_method[c.method] >= max_method_crashes) {
+          r = skip("method " + c.method + ": " + std::to_string(max_method_crashes) +
+                   " of its cases crashed; the others are not run");
+        } else if (!f && !c.canonical.empty() && diff_registry::lookup(c.canonical)) {
+          r = fail("find_builtin(\"" + c.ufunc_name + "\") is null, but NumPy's " + c.ufunc_name + " is " +
+                   c.canonical + ", which the library has");
+        } else if (!f) {
+          r = skip("ufunc '" + c.ufunc_name + "' is not in this library");
+        } else {
+          try {
+            r = run_case(c, *f, t, user);
+          } catch (const std::exception& e) {
+            r = fail(std::string("the runner could not build the case: ") + e.what());
+          }
+        }
+        crash_note = nullptr;
+        if (r.k == run_result::kind::skip) {
+          ++st.skip;
+          ++skips[r.detail];
+          if (verbose) std::cout << "skip " << c.id() << " [" << tname << "]: " << r.detail << "\n";
+          continue;
+        }
+        ++st.run;
+        if (r.k == run_result::kind::pass) {
+          ++st.pass;
+          if (verbose) std::cout << "ok   " << c.id() << " [" << tname << "]: " << c.desc << "\n";
+          continue;
+        }
+        ++st.fail;
+        ++fail_by_ufunc[c.ufunc_name + (c.method == "call" ? "" : "." + c.method)];
+        bool merged = false;
+        for (auto& [ts, detail] : case_failures)
+          if (detail == r.detail) {
+            ts += "," + tname;
+            merged = true;
+          }
+        if (!merged) case_failures.emplace_back(tname, r.detail);
+      }
+      for (const auto& [ts, detail] : case_failures) {
+        if (printed++ < static_cast<std::size_t>(max_print))
+          failures << "FAIL " << c.id() << " [" << ts << "] " << c.desc << "\n  " << detail
+                   << "\n  repro: " << reproducer(cf, c, ts.substr(0, ts.find(','))) << "\n";
+      }
+    }
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  std::size_t total_fail = 0;
+  std::cout << failures.str();
+  std::cout << "\nufunc_differential: " << ncases << " cases against NumPy " << numpy_version << " ("
+            << (diff_registry::from_library ? "library registry" : "stand-in registry of 5 ufuncs") << ", simd "
+            << ufunc::simd_arch() << "), " << secs << " s\n";
+  for (const auto& [t, s] : stats) {
+    std::cout << "  target " << t << ": " << s.run << " run, " << s.pass << " agree, " << s.fail << " mismatch, "
+              << s.skip << " skipped\n";
+    total_fail += s.fail;
+  }
+  for (const auto& [t, why] : target_skips) std::cout << "  target " << t << ": skipped, " << why << "\n";
+  if (!skips.empty()) {
+    std::cout << "  skipped (case x target):\n";
+    for (const auto& [why, n] : skips) std::cout << "    " << n << "  " << why << "\n";
+  }
+  if (!fail_by_ufunc.empty()) {
+    std::cout << "  mismatches by ufunc:";
+    for (const auto& [u, n] : fail_by_ufunc) std::cout << " " << u << "=" << n;
+    std::cout << "\n";
+    if (printed > static_cast<std::size_t>(max_print))
+      std::cout << "  (" << printed - static_cast<std::size_t>(max_print)
+                << " more failures not printed; --max-print N shows more)\n";
+  }
+  if (ncases == 0) {
+    std::cout << "SKIPPED: no cases to run\n";
+    return 77;
+  }
+  return total_fail ? 1 : 0;
+}

@@ -1,0 +1,795 @@
+// NumPy's ufunc methods: reduce, accumulate, reduceat, outer, at. The tables in
+// data/methods_tables.inc hold NumPy 2's answers (tests/generate_methods_tables.py)
+// over ufuncs, dtypes, shapes, layouts and options, errors included; the tests below
+// them check what tables cannot: user functors, summation accuracy, determinism on the
+// parallel target, ufunc.at, and the messages.
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+#if defined(UFUNC_HAS_TBB)
+#include <ufunc/backends/parallel/execute.hpp>
+#endif
+
+namespace {
+
+struct reduce_case {
+  const char* ufunc;
+  const char* dtype;
+  const char* shape;
+  const char* transform;
+  int axis_kind;  // 0: one int, 1: a list, 2: every axis
+  const char* axes;
+  bool keepdims;
+  bool has_initial;
+  std::int64_t initial;
+  bool where;
+  const char* dtype_arg;
+  const char* out_dtype;
+  const char* error;
+  const char* result_dtype;
+  const char* result_shape;
+  const char* expected;
+};
+struct accumulate_case {
+  const char* ufunc;
+  const char* dtype;
+  const char* shape;
+  const char* transform;
+  int axis;
+  const char* dtype_arg;
+  const char* out_dtype;
+  const char* error;
+  const char* result_dtype;
+  const char* result_shape;
+  const char* expected;
+};
+struct reduceat_case {
+  const char* ufunc;
+  const char* dtype;
+  const char* shape;
+  const char* transform;
+  int axis;
+  const char* indices;
+  const char* error;
+  const char* result_dtype;
+  const char* result_shape;
+  const char* expected;
+};
+struct outer_case {
+  const char* ufunc;
+  const char* a_dtype;
+  const char* a_shape;
+  const char* b_dtype;
+  const char* b_shape;
+  const char* error;
+  const char* result_dtype;
+  const char* result_shape;
+  const char* expected;
+};
+
+#include "data/methods_tables.inc"
+
+std::vector<double> parse_doubles(const char* s) {
+  std::vector<double> v;
+  const char* p = s;
+  char* end = nullptr;
+  for (;;) {
+    const double x = std::strtod(p, &end);
+    if (end == p) break;
+    v.push_back(x);
+    p = end;
+  }
+  return v;
+}
+
+ufunc::dim_vector parse_shape(const char* s) {
+  ufunc::dim_vector d;
+  for (double x : parse_doubles(s)) d.push_back(static_cast<std::int64_t>(x));
+  return d;
+}
+
+// The generator's value formula (value_at in generate_methods_tables.py).
+double value_at(std::int64_t i, ufunc::dtype t) {
+  static constexpr double signed_values[] = {-2, -1, 1, 2, 3, -3, 1};
+  static constexpr double unsigned_values[] = {1, 2, 3, 1, 2, 1, 4};
+  static constexpr double float_values[] = {-2.0, -1.0, -0.5, 0.25, 0.5, 1.0, 2.0};
+  const auto k = static_cast<std::size_t>((i * 5 + 3) % 7);
+  if (t == ufunc::bool_) return k % 3 != 0 ? 1 : 0;
+  if (t.kind() == ufunc::dtype_kind::signed_int) return signed_values[k];
+  if (t.kind() == ufunc::dtype_kind::unsigned_int) return unsigned_values[k];
+  return float_values[k];
+}
+
+ufunc::array make_input(const char* shape_text, ufunc::dtype t, const std::string& transform) {
+  const auto shape = parse_shape(shape_text);
+  auto values = ufunc::empty<double>(shape);
+  for (std::int64_t i = 0; i < values.size(); ++i) values.data()[i] = value_at(i, t);
+  const ufunc::array base = values.astype(t);
+  using ufunc::slice;
+  if (transform == "T") return base.transpose();
+  if (transform == "rev0") return base[{slice{std::nullopt, std::nullopt, -1}}];
+  if (transform == "step") {
+    REQUIRE(base.ndim() == 2);
+    return base[{slice{}, slice{0, std::nullopt, 2}}];
+  }
+  return base;
+}
+
+ufunc::array where_mask(const ufunc::dim_vector& shape) {
+  auto m = ufunc::empty<bool>(shape);
+  for (std::int64_t i = 0; i < m.size(); ++i) m.data()[i] = i % 3 != 1;
+  return m;
+}
+
+const ufunc::function& builtin(const char* name) {
+  const ufunc::function* f = ufunc::find_builtin(name);
+  REQUIRE_MESSAGE(f != nullptr, "no built-in ufunc " << name);
+  return *f;
+}
+
+bool same_value(double got, double want) { return (std::isnan(got) && std::isnan(want)) || got == want; }
+
+void check_result(const ufunc::array& r, const char* dtype, const char* shape, const char* expected) {
+  REQUIRE(r.valid());
+  CHECK(r.type().name() == std::string_view(dtype));
+  REQUIRE(r.shape() == parse_shape(shape));
+  const auto got = r.to_vector<double>();
+  const auto want = parse_doubles(expected);
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    CHECK_MESSAGE(same_value(got[i], want[i]), got[i] << " != " << want[i]);
+  }
+}
+
+// Runs `fn` and checks that it throws the error class NumPy's error maps to.
+template <class Fn>
+void check_error(const char* error, Fn&& fn) {
+  const std::string e = error;
+  try {
+    fn();
+    FAIL("expected " << e);
+  } catch (const ufunc::index_error&) {
+    CHECK(e == "index_error");
+  } catch (const ufunc::overflow_error&) {
+    CHECK(e == "overflow_error");
+  } catch (const ufunc::no_loop_error&) {
+    CHECK(e == "no_loop_error");
+  } catch (const ufunc::value_error&) {
+    CHECK(e == "value_error");
+  } catch (const ufunc::error& other) {
+    FAIL("expected " << e << ", got " << other.what());
+  }
+}
+
+ufunc::axes axes_of(int kind, const char* text) {
+  std::vector<int> list;
+  for (double x : parse_doubles(text)) list.push_back(static_cast<int>(x));
+  if (kind == 2) return ufunc::all_axes;
+  if (kind == 0) return list.at(0);
+  return list;
+}
+
+std::vector<std::optional<ufunc::target_id>> host_targets() {
+#if defined(UFUNC_HAS_TBB)
+  return {ufunc::target_id::cpu, ufunc::target_id::parallel};
+#else
+  return {ufunc::target_id::cpu};
+#endif
+}
+
+#if defined(UFUNC_HAS_TBB)
+namespace par = ufunc::backends::parallel;
+struct grain_guard {
+  std::int64_t saved = par::grain();
+  explicit grain_guard(std::int64_t g) { par::set_grain(g); }
+  ~grain_guard() { par::set_grain(saved); }
+};
+struct threads_guard {
+  int saved = par::max_threads();
+  explicit threads_guard(int n) { par::set_max_threads(n); }
+  ~threads_guard() { par::set_max_threads(saved); }
+};
+#endif
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+template <class Fn>
+std::string message_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const ufunc::error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("methods: reduce equals NumPy over ufuncs, dtypes, layouts, axes and options") {
+#if defined(UFUNC_HAS_TBB)
+  grain_guard guard(7);  // the parallel target splits even these small arrays
+#endif
+  for (const auto target : host_targets()) {
+    for (const auto& c : reduce_cases) {
+      const std::string cap_ufunc = c.ufunc; CAPTURE(cap_ufunc);
+      const std::string cap_dtype = c.dtype; CAPTURE(cap_dtype);
+      const std::string cap_shape = c.shape; CAPTURE(cap_shape);
+      const std::string cap_transform = c.transform; CAPTURE(cap_transform);
+      const std::string cap_axes = c.axes; CAPTURE(cap_axes);
+      CAPTURE(c.axis_kind);
+      CAPTURE(c.keepdims);
+      CAPTURE(c.has_initial);
+      CAPTURE(c.where);
+      const std::string cap_dtype_arg = c.dtype_arg ? c.dtype_arg : "-", cap_out = c.out_dtype ? c.out_dtype : "-";
+      CAPTURE(cap_dtype_arg);
+      CAPTURE(cap_out);
+      const auto t = ufunc::dtype::from_string(c.dtype);
+      const ufunc::array x = make_input(c.shape, t, c.transform);
+      ufunc::reduce_options o;
+      o.axis = axes_of(c.axis_kind, c.axes);
+      o.keepdims = c.keepdims;
+      if (c.has_initial) o.initial = c.initial;
+      if (c.where) o.where = where_mask(x.shape());
+      if (c.dtype_arg) o.dtype = ufunc::dtype::from_string(c.dtype_arg);
+      o.target = target;
+      ufunc::array out;
+      if (c.out_dtype && !c.error) {
+        out = ufunc::array::zeros(parse_shape(c.result_shape), ufunc::dtype::from_string(c.out_dtype));
+        o.out = out;
+      } else if (c.out_dtype) {
+        continue;  // NumPy's error came from the reduction itself; covered without out=
+      }
+      const auto& f = builtin(c.ufunc);
+      // NumPy lets maximum and minimum reduce several axes although they have no
+      // identity ("reorderable"): here that is the loop's reorderable flag, set with
+      // the built-in reduce loops.
+      const bool several_axes = c.axis_kind == 2 ? x.ndim() > 1 : c.axis_kind == 1 && parse_doubles(c.axes).size() > 1;
+      const std::string name = c.ufunc;
+      if (several_axes && (name == "maximum" || name == "minimum")) {
+        const ufunc::dtype in[2] = {x.type(), x.type()};
+        if (!f.resolve_loop(in).reorderable) {
+          MESSAGE("skipped until the built-in " << name << " loops are marked reorderable");
+          continue;
+        }
+      }
+      if (c.error) {
+        check_error(c.error, [&] { (void)f.reduce(x, o); });
+        continue;
+      }
+      const ufunc::array r = f.reduce(x, o);
+      check_result(r, c.result_dtype, c.result_shape, c.expected);
+      if (out.valid()) CHECK(r.data() == out.data());
+    }
+  }
+}
+
+TEST_CASE("methods: accumulate equals NumPy") {
+#if defined(UFUNC_HAS_TBB)
+  grain_guard guard(3);
+#endif
+  for (const auto target : host_targets()) {
+    for (const auto& c : accumulate_cases) {
+      const std::string cap_ufunc = c.ufunc; CAPTURE(cap_ufunc);
+      const std::string cap_dtype = c.dtype; CAPTURE(cap_dtype);
+      const std::string cap_shape = c.shape; CAPTURE(cap_shape);
+      const std::string cap_transform = c.transform; CAPTURE(cap_transform);
+      CAPTURE(c.axis);
+      const std::string cap_dtype_arg = c.dtype_arg ? c.dtype_arg : "-", cap_out = c.out_dtype ? c.out_dtype : "-";
+      CAPTURE(cap_dtype_arg);
+      CAPTURE(cap_out);
+      const ufunc::array x = make_input(c.shape, ufunc::dtype::from_string(c.dtype), c.transform);
+      ufunc::accumulate_options o;
+      o.axis = c.axis;
+      o.target = target;
+      if (c.dtype_arg) o.dtype = ufunc::dtype::from_string(c.dtype_arg);
+      if (c.out_dtype) o.out = ufunc::array::zeros(x.shape(), ufunc::dtype::from_string(c.out_dtype));
+      const auto& f = builtin(c.ufunc);
+      if (c.error) {
+        check_error(c.error, [&] { (void)f.accumulate(x, o); });
+        continue;
+      }
+      check_result(f.accumulate(x, o), c.result_dtype, c.result_shape, c.expected);
+    }
+  }
+}
+
+TEST_CASE("methods: reduceat equals NumPy") {
+  for (const auto target : host_targets()) {
+    for (const auto& c : reduceat_cases) {
+      const std::string cap_ufunc = c.ufunc; CAPTURE(cap_ufunc);
+      const std::string cap_dtype = c.dtype; CAPTURE(cap_dtype);
+      const std::string cap_shape = c.shape; CAPTURE(cap_shape);
+      const std::string cap_transform = c.transform; CAPTURE(cap_transform);
+      const std::string cap_indices = c.indices; CAPTURE(cap_indices);
+      const ufunc::array x = make_input(c.shape, ufunc::dtype::from_string(c.dtype), c.transform);
+      std::vector<std::int64_t> idx;
+      for (double v : parse_doubles(c.indices)) idx.push_back(static_cast<std::int64_t>(v));
+      const ufunc::array indices = ufunc::asarray<std::int64_t>(std::span<const std::int64_t>(idx));
+      const auto& f = builtin(c.ufunc);
+      const ufunc::accumulate_options o{.axis = c.axis, .target = target};
+      if (c.error) {
+        check_error(c.error, [&] { (void)f.reduceat(x, indices, o); });
+        continue;
+      }
+      check_result(f.reduceat(x, indices, o), c.result_dtype, c.result_shape, c.expected);
+    }
+  }
+}
+
+TEST_CASE("methods: outer equals NumPy") {
+  for (const auto& c : outer_cases) {
+    const std::string cap_ufunc = c.ufunc; CAPTURE(cap_ufunc);
+    const std::string cap_a_dtype = c.a_dtype; CAPTURE(cap_a_dtype);
+    const std::string cap_a_shape = c.a_shape; CAPTURE(cap_a_shape);
+    const std::string cap_b_dtype = c.b_dtype; CAPTURE(cap_b_dtype);
+    const std::string cap_b_shape = c.b_shape; CAPTURE(cap_b_shape);
+    const ufunc::array a = make_input(c.a_shape, ufunc::dtype::from_string(c.a_dtype), "none");
+    ufunc::array b = make_input(c.b_shape, ufunc::dtype::from_string(c.b_dtype), "none");
+    if (b.ndim() > 0 && b.shape()[0] > 0) b = b[{ufunc::slice{std::nullopt, std::nullopt, -1}}];
+    const auto& f = builtin(c.ufunc);
+    if (c.error) {
+      check_error(c.error, [&] { (void)f.outer(a, b); });
+      continue;
+    }
+    check_result(f.outer(a, b), c.result_dtype, c.result_shape, c.expected);
+  }
+}
+
+TEST_CASE("methods: the dtype rule of add and multiply reductions (NumPy 2)") {
+  // np.add.reduce / np.multiply.reduce / accumulate / reduceat: bool and integers
+  // narrower than 64 bits accumulate in int64 (uint64 for unsigned); others keep theirs.
+  const std::pair<ufunc::dtype, ufunc::dtype> rule[] = {
+      {ufunc::bool_, ufunc::int64},     {ufunc::int8, ufunc::int64},      {ufunc::uint8, ufunc::uint64},
+      {ufunc::int16, ufunc::int64},     {ufunc::uint16, ufunc::uint64},   {ufunc::int32, ufunc::int64},
+      {ufunc::uint32, ufunc::uint64},   {ufunc::int64, ufunc::int64},     {ufunc::uint64, ufunc::uint64},
+      {ufunc::float32, ufunc::float32}, {ufunc::float64, ufunc::float64}, {ufunc::complex64, ufunc::complex64}};
+  for (const auto& [in, want] : rule) {
+    const std::string cap_in(in.name());
+    CAPTURE(cap_in);
+    const auto x = ufunc::array::zeros({3}, in);
+    CHECK(ufunc::add.reduce(x).type() == want);
+    CHECK(ufunc::multiply.reduce(x).type() == want);
+    CHECK(ufunc::add.accumulate(x).type() == want);
+    CHECK(ufunc::add.reduceat(x, ufunc::asarray<std::int64_t>({0})).type() == want);
+    if (in != ufunc::bool_) CHECK(ufunc::subtract.reduce(x).type() == in);
+    CHECK(ufunc::maximum.reduce(x).type() == in);
+  }
+  // 300 + 100 in int8 wraps to -112, as np.add.reduce(..., dtype=np.int8)
+  const auto big = ufunc::asarray<std::int8_t>({100, 100, 100, 100});
+  CHECK(ufunc::add.reduce(big).item<std::int64_t>() == 400);
+  CHECK(ufunc::add.reduce(big, {.dtype = ufunc::int8}).item<std::int8_t>() == -112);
+  // out= takes part in the resolution instead: int16 + int8 runs the int16 loop.
+  auto out16 = ufunc::zeros<std::int16_t>({});
+  ufunc::add.reduce(big, {.out = out16});
+  CHECK(out16.item() == 400);
+}
+
+TEST_CASE("methods: complex reductions") {
+  const auto z = ufunc::asarray<std::complex<double>>({{1, 2}, {3, -1}, {0.5, 0.5}});
+  CHECK(ufunc::add.reduce(z).item<std::complex<double>>() == std::complex<double>(4.5, 1.5));
+  CHECK(ufunc::multiply.reduce(z).item<std::complex<double>>() ==
+        std::complex<double>(1, 2) * std::complex<double>(3, -1) * std::complex<double>(0.5, 0.5));
+  const auto acc = ufunc::add.accumulate(z).to_vector<std::complex<double>>();
+  CHECK(acc[1] == std::complex<double>(4, 1));
+}
+
+// ---- user functors (vectorize) -------------------------------------------------
+
+namespace {
+struct twice_plus {  // f(a, b) = 2a + b: neither associative nor commutative
+  template <class T>
+  T operator()(T a, T b) const {
+    return T(2) * a + b;
+  }
+};
+struct plain_sum {  // reorderable by its member
+  static constexpr bool reorderable = true;
+  template <class T>
+  T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+struct counting_max : ufunc::reorderable {  // reorderable by its base; scalars only
+  double operator()(double a, double b) const { return a < b ? b : a; }
+};
+}  // namespace
+
+TEST_CASE("methods: a user functor that is not reorderable folds strictly in order") {
+  static_assert(!ufunc::is_reorderable<twice_plus>);
+  static_assert(ufunc::is_reorderable<plain_sum>);
+  static_assert(ufunc::is_reorderable<counting_max>);
+  static_assert(ufunc::is_reorderable<decltype(ufunc::reorderable_fn{[](auto a, auto b) { return a + b; }})>);
+  auto f = ufunc::vectorize<ufunc::signatures<double(double, double), float(float, float)>>(twice_plus{}, "twice_plus");
+  // np.frompyfunc(lambda a, b: 2 * a + b, 2, 1).reduce(np.arange(20.).reshape(4, 5), axis=ax)
+  const auto x = ufunc::arange<double>(20.0).reshape({4, 5});
+  for (const auto target : host_targets()) {
+    CAPTURE(target.has_value());
+#if defined(UFUNC_HAS_TBB)
+    grain_guard guard(2);
+#endif
+    const std::vector<double> axis0 = {55, 70, 85, 100, 115};
+    const std::vector<double> axis1 = {26, 181, 336, 491};
+    CHECK(f.reduce(x, {.axis = 0, .target = target}).to_vector<double>() == axis0);
+    CHECK(f.reduce(x, {.axis = 1, .target = target}).to_vector<double>() == axis1);
+    // Reversed and transposed views: still in index order.
+    const ufunc::array rev = x[{ufunc::slice{std::nullopt, std::nullopt, -1}}];  // rows 3, 2, 1, 0
+    CHECK(f.reduce(rev, {.axis = 0, .target = target}).to_vector<double>() ==
+          std::vector<double>{170, 185, 200, 215, 230});
+    CHECK(f.reduce(x.transpose(), {.axis = 1, .target = target}).to_vector<double>() == axis0);
+    CHECK(f.reduce(x.transpose(), {.axis = 0, .target = target}).to_vector<double>() == axis1);
+    // A long run: the sequential fold, not a pairwise one (exact small integers).
+    auto ones = ufunc::full<double>({40}, 0.0);
+    ones.at(39) = 1.0;
+    CHECK(f.reduce(ones, {.target = target}).item<double>() == 1.0);
+    ones.at(0) = 1.0;
+    CHECK(f.reduce(ones, {.target = target}).item<double>() == std::ldexp(1.0, 39) + 1.0);
+    // accumulate and reduceat too.
+    CHECK(f.accumulate(ufunc::arange<double>(5.0), {.target = target}).to_vector<double>() ==
+          std::vector<double>{0, 1, 4, 11, 26});
+    CHECK(f.reduceat(ufunc::arange<double>(6.0), ufunc::asarray<std::int64_t>({0, 3}), {.target = target})
+              .to_vector<double>() == std::vector<double>{4, 25});
+  }
+  // Several axes need an identity or a reorderable functor.
+  CHECK_THROWS_AS((void)f.reduce(x, {.axis = {0, 1}}), ufunc::value_error);
+  CHECK_THROWS_AS((void)f.reduce(x, {.axis = ufunc::all_axes}), ufunc::value_error);
+  // Empty reductions and where= need an identity or initial.
+  CHECK_THROWS_AS((void)f.reduce(ufunc::zeros<double>({0})), ufunc::value_error);
+  CHECK(f.reduce(ufunc::zeros<double>({0}), {.initial = 7}).item<double>() == 7);
+  CHECK(f.reduce(ufunc::arange<double>(3.0), {.initial = 1.0}).item<double>() == 12);  // ((2*1+0)*2+1)*2+2
+}
+
+TEST_CASE("methods: reorderable user functors; identity from vectorize") {
+  auto sum = ufunc::vectorize<ufunc::signatures<float(float, float), double(double, double), std::int32_t(std::int32_t, std::int32_t)>>(
+      plain_sum{}, "plain_sum", 0);
+  auto mx = ufunc::vectorize<double(double, double)>(counting_max{}, "counting_max");
+  auto lam = ufunc::vectorize<double(double, double)>(ufunc::reorderable_fn{[](auto a, auto b) { return a + b; }},
+                                                      "lambda_sum");
+  CHECK(sum.ufunc().identity().has_value());
+  const auto x = ufunc::arange<double>(24.0).reshape({2, 3, 4});
+  CHECK(sum.reduce(x, {.axis = {0, 2}}).to_vector<double>() == std::vector<double>{60, 92, 124});
+  CHECK(sum.reduce(x, {.axis = ufunc::all_axes}).item<double>() == 276);
+  CHECK(sum.reduce(ufunc::zeros<double>({0, 2}), {.axis = 0}).to_vector<double>() == std::vector<double>{0, 0});
+  CHECK(mx.reduce(x, {.axis = ufunc::all_axes}).item<double>() == 23);
+  CHECK(mx.reduce(x, {.axis = {2, 0}, .keepdims = true}).shape() == ufunc::dim_vector{1, 3, 1});
+  CHECK_THROWS_AS((void)mx.reduce(ufunc::zeros<double>({0})), ufunc::value_error);
+  CHECK(mx.reduce(ufunc::zeros<double>({0}), {.initial = -1.5}).item<double>() == -1.5);
+  CHECK(lam.reduce(x, {.axis = ufunc::all_axes}).item<double>() == 276);
+  // The int32 loop of a user ufunc does not get NumPy's add/multiply upcast.
+  CHECK(sum.reduce(ufunc::arange<std::int32_t>(10)).type() == ufunc::int32);
+  // A long float sum through the SIMD pairwise loop equals the exact result here.
+  const auto big = ufunc::full<float>({100003}, 0.5f);
+  CHECK(sum.reduce(big).item<float>() == 50001.5f);
+}
+
+TEST_CASE("methods: float sums are pairwise (accuracy comparable to np.sum)") {
+  // The data: an LCG, the same in NumPy (see the numbers below).
+  //   x: float32 in [0, 1); exact sum (math.fsum) 500035.82490974665; np.add.reduce gives
+  //   500035.8125. y = x - 0.5: exact 34.32490974664688, np.add.reduce 34.324951171875.
+  const std::int64_t n = 1000003;
+  auto x = ufunc::empty<float>({n});
+  std::uint64_t s = 12345;
+  for (std::int64_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x.data()[i] = static_cast<float>(static_cast<double>(s >> 40) / 16777216.0);
+  }
+  CHECK(x.at(0) == doctest::Approx(0.10957855));
+  auto y = ufunc::empty<float>({n});
+  for (std::int64_t i = 0; i < n; ++i) y.data()[i] = x.data()[i] - 0.5f;
+  // The built-in add once its loops carry the pairwise reduce fn (reduce.hpp), and a
+  // user functor marked reorderable, which always does.
+  auto user_sum = ufunc::vectorize<float(float, float)>(plain_sum{}, "user_sum", 0);
+  const ufunc::dtype f32[2] = {ufunc::float32, ufunc::float32};
+  const bool builtin_pairwise = ufunc::add->resolve_loop(f32).reduce != nullptr;
+  if (!builtin_pairwise) MESSAGE("the built-in add has no reduce fn yet: only the user functor is checked");
+  for (const auto target : host_targets()) {
+    for (const ufunc::function* f : {&ufunc::add.get(), &user_sum.ufunc()}) {
+      if (f == &ufunc::add.get() && !builtin_pairwise) continue;
+      CAPTURE(f->name());
+      const float sx = f->reduce(x, {.target = target}).item<float>();
+      const float sy = f->reduce(y, {.target = target}).item<float>();
+      CHECK(std::abs(static_cast<double>(sx) - 500035.82490974665) <= 2 * 0.03125);  // 2 ulp
+      CHECK(std::abs(static_cast<double>(sy) - 34.32490974664688) <= 10 * 4.1e-5);
+      // Strided and reversed: the same accuracy.
+      const ufunc::array rev = x[{ufunc::slice{std::nullopt, std::nullopt, -1}}];
+      CHECK(std::abs(static_cast<double>(f->reduce(rev, {.target = target}).item<float>()) - 500035.82490974665) <=
+            2 * 0.03125);
+      const ufunc::array strided = y[{ufunc::slice{0, std::nullopt, 3}}];
+      double exact = 0;
+      for (std::int64_t i = 0; i < n; i += 3) exact += static_cast<double>(y.data()[i]);
+      CHECK(std::abs(static_cast<double>(f->reduce(strided, {.target = target}).item<float>()) - exact) <= 4e-4);
+    }
+  }
+  // A naive float32 loop is far off, so the bounds above mean something.
+  float naive = 0;
+  for (std::int64_t i = 0; i < n; ++i) naive += y.data()[i];
+  CHECK(std::abs(static_cast<double>(naive) - 34.32490974664688) > 10 * 4.1e-5);
+}
+
+#if defined(UFUNC_HAS_TBB)
+TEST_CASE("methods: parallel reductions give the same bits for every thread count and grain, as cpu") {
+  const std::int64_t n = 300007;
+  auto x = ufunc::empty<float>({n});
+  std::uint64_t s = 99;
+  for (std::int64_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x.data()[i] = static_cast<float>(static_cast<double>(s >> 40) / 16777216.0) - 0.3f;
+  }
+  const ufunc::array m = x[{ufunc::slice{0, 300000}}].reshape({600, 500});
+  auto bits = [](const ufunc::array& a) {
+    const auto v = a.to_vector<float>();
+    std::vector<std::uint32_t> b(v.size());
+    std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
+    return b;
+  };
+  auto all_results = [&](std::optional<ufunc::target_id> t) {
+    std::vector<std::vector<std::uint32_t>> r;
+    r.push_back(bits(ufunc::add.reduce(x, {.target = t})));
+    r.push_back(bits(ufunc::add.reduce(m, {.axis = 0, .target = t})));
+    r.push_back(bits(ufunc::add.reduce(m, {.axis = 1, .target = t})));
+    r.push_back(bits(ufunc::add.reduce(m, {.axis = ufunc::all_axes, .target = t})));
+    r.push_back(bits(ufunc::add.reduce(m.transpose(), {.axis = 1, .target = t})));
+    r.push_back(bits(ufunc::add.reduce(m[{ufunc::slice{}, ufunc::slice{0, 3}}], {.axis = 0, .target = t})));
+    r.push_back(bits(ufunc::multiply.reduce(m[{ufunc::slice{0, 40}}], {.axis = 0, .target = t})));
+    r.push_back(bits(ufunc::add.accumulate(m, {.axis = 0, .target = t})));
+    r.push_back(bits(ufunc::add.reduce(m, {.axis = 1, .where = where_mask(m.shape()), .target = t})));
+    return r;
+  };
+  const auto expected = all_results(ufunc::target_id::cpu);
+  for (std::int64_t grain : {1, 5, 1000, 1 << 20}) {
+    for (int threads : {1, 2, 3, 8}) {
+      CAPTURE(grain);
+      CAPTURE(threads);
+      grain_guard g(grain);
+      threads_guard t(threads);
+      const auto got = all_results(ufunc::target_id::parallel);
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        CAPTURE(k);
+        CHECK(got[k] == expected[k]);
+      }
+    }
+  }
+}
+
+TEST_CASE("methods: an exception thrown by a user functor during a parallel reduction reaches the caller") {
+  grain_guard g(16);
+  auto picky = ufunc::vectorize<double(double, double), ufunc::target::parallel>(
+      [](double a, double b) {
+        if (b == 777.0) throw std::domain_error("777");
+        return a + b;
+      },
+      "picky");
+  CHECK_THROWS_AS((void)picky.reduce(ufunc::arange<double>(2000.0)), std::domain_error);
+  CHECK(picky.reduce(ufunc::arange<double>(100.0)).item<double>() == 4950);
+}
+#endif
+
+TEST_CASE("methods: casts to the loop's dtype through buffers, long and strided") {
+  // int8 adds in int64 (NumPy's rule) over 2 blocks and many cast buffers.
+  const std::int64_t n = 70001;
+  auto x = ufunc::empty<std::int8_t>({n});
+  std::int64_t want = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    x.data()[i] = static_cast<std::int8_t>(i % 251 - 125);
+    want += x.data()[i];
+  }
+  for (const auto target : host_targets()) {
+    CHECK(ufunc::add.reduce(x, {.target = target}).item<std::int64_t>() == want);
+    const ufunc::array rev = x[{ufunc::slice{std::nullopt, std::nullopt, -3}}];
+    std::int64_t want_rev = 0;
+    for (std::int64_t i = n - 1; i >= 0; i -= 3) want_rev += x.data()[i];
+    CHECK(ufunc::add.reduce(rev, {.target = target}).item<std::int64_t>() == want_rev);
+    // Masked, cast and blocked at once.
+    auto mask = ufunc::empty<bool>({n});
+    std::int64_t want_masked = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      mask.data()[i] = (i / 7) % 3 == 0;
+      if (mask.data()[i]) want_masked += x.data()[i];
+    }
+    CHECK(ufunc::add.reduce(x, {.where = mask, .target = target}).item<std::int64_t>() == want_masked);
+    // float64 from int16 (dtype=) along axis 0 of a (700, 100) view.
+    const ufunc::array m = x[{ufunc::slice{0, 70000}}].reshape({700, 100});
+    const auto col = ufunc::add.reduce(m, {.axis = 0, .dtype = ufunc::float64, .target = target}).to_vector<double>();
+    double c0 = 0;
+    for (std::int64_t i = 0; i < 700; ++i) c0 += x.data()[i * 100];
+    CHECK(col[0] == c0);
+  }
+}
+
+TEST_CASE("methods: out= is written in place, cast, and may be any view") {
+  const auto x = ufunc::arange<double>(12.0).reshape({3, 4});
+  auto out = ufunc::zeros<double>({8});
+  const ufunc::array every_other = out[{ufunc::slice{0, std::nullopt, 2}}];  // shape (4,)
+  const ufunc::array r = ufunc::add.reduce(x, {.out = every_other});
+  CHECK(r.data() == every_other.data());
+  CHECK(out.to_vector() == std::vector<double>{12, 0, 15, 0, 18, 0, 21, 0});
+  // Reversed out, and out of another dtype (unsafe cast: float to int16).
+  auto out16 = ufunc::zeros<std::int16_t>({4});
+  ufunc::add.reduce(ufunc::asarray<double>({0.5, 0.75, 1.5, 2.25, 1.0, 1.0, 1.0, 1.0}).reshape({2, 4}),
+                    {.out = out16[{ufunc::slice{std::nullopt, std::nullopt, -1}}]});
+  CHECK(out16.to_vector() == std::vector<std::int16_t>{3, 2, 1, 1});
+  // out overlapping the input: the input is read before out is written.
+  auto y = ufunc::arange<double>(6.0);
+  ufunc::add.reduce(y.reshape({2, 3}), {.out = y[{ufunc::slice{0, 3}}]});
+  CHECK(y.to_vector() == std::vector<double>{3, 5, 7, 3, 4, 5});
+  // Shape and dtype checks.
+  CHECK_THROWS_AS((void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({3})}), ufunc::broadcast_error);
+  CHECK_THROWS_AS((void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({1, 4})}), ufunc::value_error);
+  CHECK_NOTHROW((void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({1, 4}), .keepdims = true}));
+  CHECK_THROWS_AS((void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({4}).as_readonly()}),
+                  ufunc::overlap_error);
+}
+
+TEST_CASE("methods: messages name the ufunc, the axis and the shapes") {
+  const auto x = ufunc::arange<double>(6.0).reshape({2, 3});
+  CHECK(contains(message_of([&] { (void)ufunc::sin.reduce(x); }), "reduce only supported for binary functions"));
+  CHECK(contains(message_of([&] { (void)ufunc::sin.reduce(x); }), "'sin'"));
+  CHECK(contains(message_of([&] { (void)ufunc::divmod.reduce(x); }), "single value"));
+  CHECK(contains(message_of([&] { (void)ufunc::add.reduce(x, {.axis = 2}); }),
+                 "axis 2 is out of bounds for array of dimension 2"));
+  CHECK(contains(message_of([&] { (void)ufunc::add.reduce(x, {.axis = {1, -1}}); }), "duplicate value in 'axis'"));
+  CHECK(contains(message_of([&] { (void)ufunc::subtract.reduce(x, {.axis = ufunc::all_axes}); }),
+                 "'subtract' is not reorderable"));
+  CHECK(contains(message_of([&] { (void)ufunc::subtract.reduce(ufunc::zeros<double>({0, 3})); }),
+                 "zero-size array to reduction operation subtract which has no identity"));
+  CHECK(contains(message_of([&] { (void)ufunc::subtract.reduce(x, {.where = where_mask({2, 3})}); }),
+                 "to use a where mask one has to specify 'initial'"));
+  CHECK(contains(message_of([&] { (void)ufunc::add.reduce(ufunc::arange<std::uint8_t>(3), {.initial = -1}); }),
+                 "Python integer -1 out of bounds for uint64"));
+  CHECK_THROWS_AS((void)ufunc::add.reduce(ufunc::arange<float>(3.0f), {.initial = std::complex<double>(1, 2)}),
+                  ufunc::casting_error);
+  CHECK_THROWS_AS((void)ufunc::add.reduce(x, {.where = ufunc::zeros<std::int32_t>({3})}), ufunc::dtype_error);
+  CHECK(contains(message_of([&] { (void)ufunc::add.reduce(x, {.where = where_mask({2, 2, 3})}); }), "(2, 3)"));
+  CHECK(contains(message_of([&] { (void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({2})}); }), "(3,)"));
+  CHECK(contains(message_of([&] { (void)ufunc::add.accumulate(ufunc::scalar(1.0)); }), "scalar"));
+  CHECK(contains(message_of([&] { (void)ufunc::add.accumulate(x, {.axis = -3}); }), "axis -3"));
+  CHECK(contains(message_of([&] { (void)ufunc::add.accumulate(x, {.out = ufunc::zeros<double>({3, 2})}); }),
+                 "(3, 2)"));
+  CHECK(contains(message_of([&] { (void)ufunc::add.reduceat(ufunc::arange<double>(8.0),
+                                                            ufunc::asarray<std::int64_t>({0, 8})); }),
+                 "index 8 out-of-bounds in add.reduceat [0, 8)"));
+  CHECK_THROWS_AS((void)ufunc::add.reduceat(x, ufunc::asarray<double>({0.0})), ufunc::casting_error);
+  CHECK_THROWS_AS((void)ufunc::add.reduceat(x, ufunc::zeros<std::int64_t>({1, 1})), ufunc::value_error);
+  CHECK(contains(message_of([&] { (void)ufunc::sin.outer(x, x); }), "outer product only supported for binary"));
+  // Bool indices for reduceat count as 0 and 1, as NumPy.
+  CHECK(ufunc::add.reduceat(ufunc::arange<double>(8.0), ufunc::asarray<bool>({true, false})).to_vector<double>() ==
+        std::vector<double>{1, 28});
+}
+
+TEST_CASE("methods: axis forms, 0-d inputs, keepdims") {
+  const auto x = ufunc::arange<double>(24.0).reshape({2, 3, 4});
+  CHECK(ufunc::add.reduce(x, {.axis = ufunc::axes::none()}).shape() == x.shape());
+  CHECK(ufunc::add.reduce(x, {.axis = {}}).shape() == ufunc::dim_vector{3, 4});  // default: axis 0
+  CHECK(ufunc::add.reduce(x, {.axis = ufunc::all_axes, .keepdims = true}).shape() == ufunc::dim_vector{1, 1, 1});
+  CHECK(ufunc::add.reduce(x, {.axis = -1, .keepdims = true}).shape() == ufunc::dim_vector{2, 3, 1});
+  // 0-d: axis=0 and -1 as integers are accepted, as tuples they are not.
+  const auto s = ufunc::scalar(-0.0);
+  CHECK(ufunc::add.reduce(s).ndim() == 0);
+  CHECK(!std::signbit(ufunc::add.reduce(s).item<double>()));  // 0 (identity) + -0.0
+  CHECK(std::signbit(ufunc::multiply.reduce(s).item<double>()));
+  CHECK_THROWS_AS((void)ufunc::add.reduce(s, {.axis = {0}}), ufunc::index_error);
+  CHECK_THROWS_AS((void)ufunc::add.reduce(s, {.axis = 1}), ufunc::index_error);
+  CHECK(ufunc::subtract.reduce(ufunc::scalar(5.0), {.axis = ufunc::all_axes}).item<double>() == 5.0);
+}
+
+// ---- outer -----------------------------------------------------------------------
+
+TEST_CASE("methods: outer takes every call option and C++ scalars as NumPy's asarray") {
+  const auto a = ufunc::arange<float>(3.0f), b = ufunc::arange<float>(4.0f);
+  auto out = ufunc::zeros<double>({3, 4});
+  ufunc::multiply.outer(a, b, {.out = {out}});
+  CHECK(out.at(2, 3) == 6.0);
+  const ufunc::array masked = ufunc::add.outer(a, b, {.where = ufunc::asarray<bool>({true, false, true, false})});
+  CHECK(masked.at<float>(1, 1) == 0.0f);
+  CHECK(masked.at<float>(1, 2) == 3.0f);
+  CHECK(ufunc::add.outer(a, b, {.dtype = ufunc::float64}).type() == ufunc::float64);
+  // np.add.outer(np.arange(3, dtype=float32), 2.5) is float64: outer converts scalars to arrays.
+  CHECK(ufunc::add.outer(a, 2.5).type() == ufunc::float64);
+  CHECK(ufunc::add.outer(2, b).shape() == ufunc::dim_vector{4});
+  // Strided and transposed operands.
+  const auto m = ufunc::arange<double>(6.0).reshape({2, 3});
+  const ufunc::array r = ufunc::subtract.outer(m.transpose(), m[{0, ufunc::slice{std::nullopt, std::nullopt, -1}}]);
+  CHECK(r.shape() == ufunc::dim_vector{3, 2, 3});
+  CHECK(r.at<double>(2, 1, 0) == 5.0 - 2.0);
+}
+
+// ---- at ------------------------------------------------------------------------------
+
+TEST_CASE("methods: at is unbuffered: repeated indices apply repeatedly, in order") {
+  // np.add.at(a, [0, 0, 2], 1) -> [2, 0, 1]
+  auto a = ufunc::zeros<double>({3});
+  ufunc::add.at(a, ufunc::asarray<std::int64_t>({0, 0, 2}), 1);
+  CHECK(a.to_vector() == std::vector<double>{2, 0, 1});
+  // np.subtract.at(a, [0, 0, 2], [1., 2., 3.]) -> [-3, 0, -3]
+  auto s = ufunc::zeros<double>({3});
+  ufunc::subtract.at(s, ufunc::asarray<std::int32_t>({0, 0, 2}), ufunc::asarray<double>({1, 2, 3}));
+  CHECK(s.to_vector() == std::vector<double>{-3, 0, -3});
+  // A non-commutative user functor sees the updates in index order: 2 * (2 * 1 + 5) + 7.
+  auto f = ufunc::vectorize<double(double, double)>(twice_plus{}, "twice_plus");
+  auto t = ufunc::full<double>({2}, 1.0);
+  f.at(t, ufunc::asarray<std::int64_t>({1, 1}), ufunc::asarray<double>({5, 7}));
+  CHECK(t.to_vector() == std::vector<double>{1, 21});
+  // Negative indices; uint8 and bool indices.
+  auto n = ufunc::zeros<double>({3});
+  ufunc::add.at(n, ufunc::asarray<std::int64_t>({-1}), 1);
+  ufunc::add.at(n, ufunc::asarray<std::uint8_t>({0}), 1);
+  ufunc::add.at(n, ufunc::asarray<bool>({true, false, true}), 10);
+  CHECK(n.to_vector() == std::vector<double>{11, 0, 11});
+  // Unary: np.negative.at(np.arange(3.), [0, 0]) leaves a[0] == 0 (negated twice), [1, 2] too.
+  auto u = ufunc::arange<double>(1.0, 4.0);
+  ufunc::negative.at(u, ufunc::asarray<std::int64_t>({0, 0, 2}));
+  CHECK(u.to_vector() == std::vector<double>{1, 2, -3});
+}
+
+TEST_CASE("methods: at with several index arrays, trailing axes and broadcasting b") {
+  // np.add.at(zeros((2, 3)), [0, 0], [1., 2., 3.]) -> [[2, 4, 6], [0, 0, 0]]
+  auto a = ufunc::zeros<double>({2, 3});
+  ufunc::add.at(a, ufunc::asarray<std::int64_t>({0, 0}), ufunc::asarray<double>({1, 2, 3}));
+  CHECK(a.to_vector() == std::vector<double>{2, 4, 6, 0, 0, 0});
+  // np.add.at(zeros((2, 3)), ([0, 1], [[2], [1]]), [[1], [10]]) -> [[0, 10, 1], [0, 10, 1]]
+  auto b = ufunc::zeros<double>({2, 3});
+  ufunc::add.at(b, {ufunc::asarray<std::int64_t>({0, 1}), ufunc::asarray<std::int64_t>({2, 1}, {2, 1})},
+                ufunc::asarray<double>({1, 10}, {2, 1}));
+  CHECK(b.to_vector() == std::vector<double>{0, 10, 1, 0, 10, 1});
+  // Strided and transposed a.
+  auto big = ufunc::zeros<double>({4, 6});
+  const ufunc::array view = big[{ufunc::slice{std::nullopt, std::nullopt, -2}, ufunc::slice{0, std::nullopt, 2}}];
+  ufunc::add.at(view.transpose(), ufunc::asarray<std::int64_t>({2, 2}), ufunc::asarray<double>({1, 2}));
+  // view = big[3::-2, ::2] (rows 3, 1; columns 0, 2, 4); view.T[2] is column 4 of rows 3 and 1.
+  CHECK(big.at<double>(3, 4) == 2.0);
+  CHECK(big.at<double>(1, 4) == 4.0);
+  // Casts: int64 a with a float b (float64 loop, cast back unsafely: 1.5 -> 1); int8 a with 300 (int64 loop, wraps).
+  auto i = ufunc::zeros<std::int64_t>({3});
+  ufunc::add.at(i, ufunc::asarray<std::int64_t>({0}), 1.5);
+  CHECK(i.at(0) == 1);
+  auto i8 = ufunc::zeros<std::int8_t>({3});
+  ufunc::add.at(i8, ufunc::asarray<std::int64_t>({0}), 300);
+  CHECK(i8.at(0) == 44);
+  auto f32 = ufunc::zeros<float>({3});
+  ufunc::add.at(f32, ufunc::asarray<std::int64_t>({1, 1}), ufunc::asarray<double>({0.25, 0.5}));
+  CHECK(f32.at(1) == 0.75f);
+}
+
+TEST_CASE("methods: at checks every index before writing anything") {
+  auto a = ufunc::arange<double>(3.0);
+  const auto before = a.to_vector();
+  CHECK(contains(message_of([&] { ufunc::add.at(a, ufunc::asarray<std::int64_t>({0, 3}), 1); }),
+                 "index 3 is out of bounds for axis 0 with size 3"));
+  CHECK_THROWS_AS(ufunc::add.at(a, ufunc::asarray<std::int64_t>({1, -4}), 1), ufunc::index_error);
+  CHECK(a.to_vector() == before);  // nothing corrupted
+  CHECK_THROWS_AS(ufunc::add.at(a, ufunc::asarray<double>({0.0}), 1), ufunc::index_error);
+  CHECK_THROWS_AS(ufunc::add.at(a, {ufunc::asarray<std::int64_t>({0}), ufunc::asarray<std::int64_t>({0})}, 1),
+                  ufunc::index_error);
+  CHECK_THROWS_AS(ufunc::add.at(a, ufunc::asarray<bool>({true, false}), 1), ufunc::index_error);
+  CHECK_THROWS_AS(ufunc::add.at(a, ufunc::asarray<std::int64_t>({0, 1}), ufunc::asarray<double>({1, 2, 3})),
+                  ufunc::value_error);
+  CHECK(contains(message_of([&] { ufunc::add.at(a, ufunc::asarray<std::int64_t>({0})); }),
+                 "second operand needed"));
+  CHECK(contains(message_of([&] { ufunc::negative.at(a, ufunc::asarray<std::int64_t>({0}), 1); }),
+                 "second operand provided when ufunc is unary"));
+  CHECK_THROWS_AS(ufunc::divmod.at(a, ufunc::asarray<std::int64_t>({0}), 1), ufunc::value_error);
+  CHECK_THROWS_AS(ufunc::add.at(a.as_readonly(), ufunc::asarray<std::int64_t>({0}), 1), ufunc::overlap_error);
+  CHECK(a.to_vector() == before);
+  // Index broadcasting errors are IndexError in NumPy.
+  auto m = ufunc::zeros<double>({2, 3});
+  CHECK_THROWS_AS(ufunc::add.at(m, {ufunc::asarray<std::int64_t>({0, 1}), ufunc::asarray<std::int64_t>({0, 1, 2})}, 1),
+                  ufunc::index_error);
+  // Empty index: nothing happens.
+  ufunc::add.at(a, ufunc::zeros<std::int64_t>({0}), 1);
+  CHECK(a.to_vector() == before);
+}
+
+#if !defined(UFUNC_HAS_CUDA)
+TEST_CASE("methods: target cuda is refused in a build without it") {
+  CHECK_THROWS_AS((void)ufunc::add.reduce(ufunc::arange<double>(3.0), {.target = ufunc::target_id::cuda}),
+                  ufunc::target_error);
+  CHECK_THROWS_AS((void)ufunc::add.accumulate(ufunc::arange<double>(3.0), {.target = ufunc::target_id::cuda}),
+                  ufunc::target_error);
+}
+#endif

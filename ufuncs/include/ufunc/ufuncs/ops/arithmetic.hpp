@@ -1,0 +1,536 @@
+// Arithmetic ufuncs: add, subtract, multiply, divide (true_divide), floor_divide, negative, positive, power,
+// float_power, remainder, fmod, divmod, absolute, fabs, rint, sign, heaviside, conjugate, reciprocal, square,
+// sqrt, cbrt, gcd, lcm, logaddexp, logaddexp2 (NumPy 2 semantics: umath/loops*.c.src, loops_modulo,
+// loops_autovec, npymath/npy_math_internal.h.src and npy_math_complex.c.src).
+#pragma once
+
+#include <tuple>
+
+#include <ufunc/ufuncs/ops/common.hpp>
+#include <ufunc/ufuncs/ops/exponential.hpp>
+
+namespace ufunc::ops {
+
+namespace detail {
+
+// What positive and conjugate take: every type but bool.
+template <class T>
+concept number = integer<T> || inexact<T>;
+
+// Integer arithmetic is done in an unsigned type at least as wide as unsigned int, so that it wraps as in
+// NumPy: signed overflow is undefined in C++, and narrow unsigned types would promote to int, where
+// uint16 * uint16 can overflow.
+template <integer T>
+using uarith_t = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
+template <integer T>
+UFUNC_HOST_DEVICE constexpr uarith_t<T> to_uarith(T a) {
+  return static_cast<uarith_t<T>>(a);
+}
+
+// |a| as the unsigned value NumPy's gcd and lcm work on: |MIN| is 2^(bits-1).
+template <integer T>
+UFUNC_HOST_DEVICE constexpr uarith_t<T> magnitude(T a) {
+  if constexpr (signed_integer<T>) {
+    if (a < 0) return uarith_t<T>(0) - to_uarith(a);
+  }
+  return to_uarith(a);
+}
+
+template <integer T>
+UFUNC_HOST_DEVICE constexpr uarith_t<T> gcd_of_magnitudes(T a, T b) {
+  auto x = magnitude(a), y = magnitude(b);
+  while (x != 0) {
+    const auto c = x;
+    x = y % x;
+    y = c;
+  }
+  return y;
+}
+
+template <integer T>
+UFUNC_HOST_DEVICE constexpr bool is_min_over_minus_one(T a, T b) {
+  if constexpr (signed_integer<T>) return a == std::numeric_limits<T>::min() && b == T(-1);
+  return false;
+}
+
+// Python's floored (a // b, a % b); b is neither 0 nor, with a == MIN, -1.
+template <integer T>
+UFUNC_HOST_DEVICE constexpr std::tuple<T, T> floored_divmod(T a, T b) {
+  T q = T(a / b), r = T(a % b);
+  if (r != 0 && (a > 0) != (b > 0)) {
+    q = T(q - 1);
+    r = T(r + b);
+  }
+  return {q, r};
+}
+
+// CPython's float modulo from fmod's result: moved to the divisor's sign (true when that took adding b), and
+// a zero signed as b. The quiet comparisons matter: mod is nan for an infinite a, which NumPy does not flag.
+template <floating T>
+UFUNC_HOST_DEVICE bool to_divisor_sign(T& mod, T b) {
+  if (!mod) {
+    mod = m::copysign(T(0), b);
+    return false;
+  }
+  if (m::isless(b, T(0)) == m::isless(mod, T(0))) return false;
+  mod += b;
+  return true;
+}
+
+// npy_divmod: the floored quotient, and the remainder in mod.
+template <floating T>
+UFUNC_HOST_DEVICE T npy_divmod(T a, T b, T& mod) {
+  mod = m::fmod(a, b);
+  if (!b) return a / b;
+  T div = (a - mod) / b;
+  if (to_divisor_sign(mod, b)) div -= T(1);
+  if (!div) return m::copysign(T(0), a / b);
+  // (a - mod) / b is an integer only up to rounding: snap it to the nearest one.
+  T floordiv = m::floor(div);
+  if (m::isgreater(div - floordiv, T(0.5))) floordiv += T(1);
+  return floordiv;
+}
+
+// The complex product and quotient as NumPy writes them: std::complex's operators follow C99 Annex G
+// (__muldc3 recovers infinities) and cuda::std::complex's differ again, so either would disagree with NumPy
+// on non-finite and huge inputs. cmul is npymath's product (in cpow); the multiply and square loops use
+// fused_cmul, the product of NumPy's SIMD loops on any x86-64 with FMA (simd_cmul: fmaddsub), which differs
+// in the last bits and gives inf instead of nan where a part only overflows before rounding.
+template <complex_number T>
+UFUNC_HOST_DEVICE T cmul(T a, T b) {
+  return T{a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+template <complex_number T>
+UFUNC_HOST_DEVICE T fused_cmul(T a, T b) {
+  return T{m::fma(a.real(), b.real(), -(a.imag() * b.imag())), m::fma(a.real(), b.imag(), a.imag() * b.real())};
+}
+// Smith's algorithm; a zero divisor divides partwise by +0.
+template <complex_number T>
+UFUNC_HOST_DEVICE T cdiv(T a, T b) {
+  using R = real_type_t<T>;
+  const R ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  const R abs_br = m::fabs(br), abs_bi = m::fabs(bi);
+  if (abs_br >= abs_bi) {
+    if (abs_br == 0 && abs_bi == 0) return T{ar / abs_br, ai / abs_bi};
+    const R rat = bi / br, scl = R(1) / (br + bi * rat);
+    return T{(ar + ai * rat) * scl, (ai - ar * rat) * scl};
+  }
+  const R rat = br / bi, scl = R(1) / (bi + br * rat);
+  return T{(ar * rat + ai) * scl, (ai * rat - ar) * scl};
+}
+
+// npy_cpow: 0 ** b is 0 for b.real > 0, else nan with the invalid flag; an integral real exponent below 100 in
+// magnitude goes by repeated products (which handle inf better than exp(b log a)); the rest is C99's cpow.
+template <complex_number T>
+UFUNC_HOST_DEVICE T cpow(T a, T b) {
+  using R = real_type_t<T>;
+  const R br = b.real(), bi = b.imag();
+  if (br == 0 && bi == 0) return T{1, 0};
+  if (a.real() == 0 && a.imag() == 0) {
+    if (br > 0) return T{0, 0};
+    raise_fp(fp_flag::invalid);
+    return T{std::numeric_limits<R>::quiet_NaN(), std::numeric_limits<R>::quiet_NaN()};
+  }
+  if (bi == 0 && br > -100 && br < 100 && R(int(br)) == br) {
+    const int n = int(br);
+    if (n == 1) return a;
+    if (n == 2) return cmul(a, a);
+    if (n == 3) return cmul(a, cmul(a, a));
+    T acc{1, 0}, p = a;
+    for (int k = n < 0 ? -n : n;;) {
+      if (k & 1) acc = cmul(acc, p);
+      if ((k >>= 1) == 0) break;
+      p = cmul(p, p);
+    }
+    return n < 0 ? cdiv(T{1, 0}, acc) : acc;
+  }
+  return m::pow(a, b);
+}
+
+}  // namespace detail
+
+// On bool, add is logical or and multiply logical and; integers wrap.
+struct add {
+  template <boolean T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return a || b;
+  }
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return T(detail::to_uarith(a) + detail::to_uarith(b));
+  }
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+
+struct subtract {
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return T(detail::to_uarith(a) - detail::to_uarith(b));
+  }
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return a - b;
+  }
+};
+
+struct multiply {
+  template <boolean T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return a && b;
+  }
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return T(detail::to_uarith(a) * detail::to_uarith(b));
+  }
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return a * b;
+  }
+  template <complex_number T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return detail::fused_cmul(a, b);
+  }
+};
+
+// Integers go through float64 in NumPy (the type resolver casts them); only the inexact loops exist.
+struct divide {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return a / b;
+  }
+  template <complex_number T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return detail::cdiv(a, b);
+  }
+};
+using true_divide = divide;
+
+// Integer division by zero gives 0 and the divide flag; MIN // -1 gives MIN and the overflow flag.
+struct floor_divide {
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    if (b == 0) {
+      raise_fp(fp_flag::divide);
+      return 0;
+    }
+    if (detail::is_min_over_minus_one(a, b)) {
+      raise_fp(fp_flag::overflow);
+      return a;
+    }
+    return std::get<0>(detail::floored_divmod(a, b));
+  }
+  // npy_floor_divide: by zero it is the true quotient (inf or nan).
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    if (!b) return a / b;
+    T mod;
+    return detail::npy_divmod(a, b, mod);
+  }
+};
+
+// The remainder takes the divisor's sign. Integers: % 0 gives 0 and the divide flag, MIN % -1 gives 0 silently.
+struct remainder {
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    if (b == 0) {
+      raise_fp(fp_flag::divide);
+      return 0;
+    }
+    if (detail::is_min_over_minus_one(a, b)) return 0;
+    return std::get<1>(detail::floored_divmod(a, b));
+  }
+  // npy_remainder, by zero fmod's nan. The quotient npy_divmod would compute is skipped, as the compiler drops
+  // it from NumPy's inlined code: its overflow and invalid flags (huge a, tiny b) are not NumPy's.
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    T mod = m::fmod(a, b);
+    if (b) detail::to_divisor_sign(mod, b);
+    return mod;
+  }
+};
+
+// C's remainder, with the dividend's sign; integers as in remainder.
+struct fmod {
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    if (b == 0) {
+      raise_fp(fp_flag::divide);
+      return 0;
+    }
+    if (detail::is_min_over_minus_one(a, b)) return 0;
+    return T(a % b);
+  }
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return m::fmod(a, b);
+  }
+};
+
+// (floor_divide, remainder), except that MIN divmod -1 is (MIN, 0) with the overflow flag, and a float divisor
+// 0 gives (a / 0, fmod(a, 0)).
+struct divmod {
+  template <integer T>
+  UFUNC_HOST_DEVICE std::tuple<T, T> operator()(T a, T b) const {
+    if (b == 0) {
+      raise_fp(fp_flag::divide);
+      return {T(0), T(0)};
+    }
+    if (detail::is_min_over_minus_one(a, b)) {
+      raise_fp(fp_flag::overflow);
+      return {a, T(0)};
+    }
+    return detail::floored_divmod(a, b);
+  }
+  template <floating T>
+  UFUNC_HOST_DEVICE std::tuple<T, T> operator()(T a, T b) const {
+    T mod;
+    const T div = detail::npy_divmod(a, b, mod);
+    return {div, mod};
+  }
+};
+
+// Unsigned negation wraps, as in NumPy.
+struct negative {
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return T(0u - detail::to_uarith(a));
+  }
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return -a;
+  }
+};
+
+struct positive {
+  template <detail::number T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return a;
+  }
+};
+
+struct power {
+  // NEGATIVE_EXPONENT: NumPy raises ValueError("Integers to negative integer powers are not allowed.") for a
+  // signed integer loop that meets a negative exponent, and writes nothing more. A device functor cannot
+  // throw, so this gives 0; the loop layer must check the exponents itself to match NumPy.
+  static constexpr bool rejects_negative_integer_exponents = true;
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (signed_integer<T>) {
+      if (b < 0) return 0;  // NEGATIVE_EXPONENT
+    }
+    auto base = detail::to_uarith(a), out = decltype(base)(1);
+    for (auto e = detail::to_uarith(b); e != 0; e >>= 1) {
+      if (e & 1) out *= base;
+      base *= base;
+    }
+    return T(out);
+  }
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return m::pow(a, b);
+  }
+  template <complex_number T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return detail::cpow(a, b);
+  }
+};
+
+// power without the integer loops (NumPy's are d and D; the registry casts to them).
+struct float_power {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return power{}(a, b);
+  }
+};
+
+// Complex absolute is real (F->f, D->d). Signed |MIN| wraps to MIN.
+struct absolute {
+  template <boolean T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return a;
+  }
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return T(detail::magnitude(a));
+  }
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::fabs(a);
+  }
+  template <complex_number T>
+  UFUNC_HOST_DEVICE real_type_t<T> operator()(T a) const {
+    return m::hypot(a.real(), a.imag());
+  }
+};
+
+struct fabs {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::fabs(a);
+  }
+};
+
+// Round half to even (the current rounding mode); complex numbers partwise.
+struct rint {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::rint(a);
+  }
+  template <complex_number T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return T{m::rint(a.real()), m::rint(a.imag())};
+  }
+};
+
+// sign(nan) is nan, sign(-0.0) is +0.0, and NumPy raises no invalid flag for nan (hence the quiet
+// comparisons). Complex sign is z / |z| (NumPy 2), with the limits of that at the infinities.
+struct sign {
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    if constexpr (signed_integer<T>) {
+      if (a < 0) return T(-1);
+    }
+    return a > 0 ? T(1) : T(0);
+  }
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::isgreater(a, T(0)) ? T(1) : m::isless(a, T(0)) ? T(-1) : a == 0 ? T(0) : a;
+  }
+  template <complex_number T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    using R = real_type_t<T>;
+    const R re = a.real(), im = a.imag(), abs = m::hypot(re, im), nan = std::numeric_limits<R>::quiet_NaN();
+    if (m::isnan(abs)) return T{nan, nan};
+    if (m::isinf(abs)) {
+      if (!m::isinf(re)) return T{0, im > 0 ? R(1) : R(-1)};
+      return m::isinf(im) ? T{nan, nan} : T{re > 0 ? R(1) : R(-1), 0};
+    }
+    if (abs == 0) return T{0, 0};
+    return T{re / abs, im / abs};
+  }
+};
+
+// npy_heaviside(x, h0): 0 below zero, h0 at zero, 1 above, nan for nan.
+struct heaviside {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T x, T h0) const {
+    if (m::isnan(x)) return std::numeric_limits<T>::quiet_NaN();
+    if (x == 0) return h0;
+    return x < 0 ? T(0) : T(1);
+  }
+};
+
+struct conjugate {
+  template <detail::number T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    if constexpr (complex_number<T>) return T{a.real(), -a.imag()};
+    return a;
+  }
+};
+
+struct reciprocal {
+  // NumPy computes (T)(1.0 / a): 1 and -1 are their own reciprocals, other nonzero values truncate to 0. For 0
+  // the conversion of inf is x86-64's: cvttsd2si's INT_MIN for int32 and int64, its low bits (0) for the
+  // narrower and the unsigned types, with the divide and invalid flags that 1.0 / 0 and the conversion raise.
+  // Written out so that the device, whose conversions saturate, gives the same.
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    if (a == 0) {
+      raise_fp(fp_flag::divide);
+      raise_fp(fp_flag::invalid);
+      return signed_integer<T> && sizeof(T) >= 4 ? std::numeric_limits<T>::min() : T(0);
+    }
+    if constexpr (signed_integer<T>) {
+      if (a == -1) return T(-1);
+    }
+    return a == 1 ? T(1) : T(0);
+  }
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return T(1) / a;
+  }
+  // Smith's algorithm specialised to 1 / z (loops.c.src); 0 gives nan + nan j.
+  template <complex_number T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    using R = real_type_t<T>;
+    const R re = a.real(), im = a.imag();
+    if (m::fabs(im) <= m::fabs(re)) {
+      const R r = im / re, d = re + im * r;
+      return T{1 / d, -r / d};
+    }
+    const R r = re / im, d = re * r + im;
+    return T{r / d, -1 / d};
+  }
+};
+
+struct square {
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return T(detail::to_uarith(a) * detail::to_uarith(a));
+  }
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return a * a;
+  }
+  template <complex_number T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return detail::fused_cmul(a, a);
+  }
+};
+
+struct sqrt {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::sqrt(a);
+  }
+};
+
+struct cbrt {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::cbrt(a);
+  }
+};
+
+// On |a| and |b| in the unsigned type (npy_gcdu, npy_lcmu); the result is cast back, so gcd(MIN, 0) is MIN.
+struct gcd {
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return T(detail::gcd_of_magnitudes(a, b));
+  }
+};
+struct lcm {
+  template <integer T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    const auto g = detail::gcd_of_magnitudes(a, b);
+    return g == 0 ? T(0) : T(detail::magnitude(a) / g * detail::magnitude(b));
+  }
+};
+
+// npy_logaddexp(2): equal arguments short-cut (so inf, inf gives inf without an invalid flag); the
+// signalling comparisons raise invalid for nan, as NumPy's do.
+struct logaddexp {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T x, T y) const {
+    if (x == y) return x + detail::ln_2<T>;
+    const T d = x - y;
+    if (d > 0) return x + m::log1p(m::exp(-d));
+    if (d <= 0) return y + m::log1p(m::exp(d));
+    return d;
+  }
+};
+struct logaddexp2 {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T x, T y) const {
+    if (x == y) return x + 1;
+    const T d = x - y;
+    if (d > 0) return x + detail::log2_e<T> * m::log1p(m::exp2(-d));
+    if (d <= 0) return y + detail::log2_e<T> * m::log1p(m::exp2(d));
+    return d;
+  }
+};
+
+}  // namespace ufunc::ops

@@ -1,0 +1,125 @@
+// What every scalar operation of the standard ufuncs shares: the element concepts,
+// the math namespace (cuda::std in CUDA translation units, std elsewhere) and the
+// floating-point status flags that integer loops raise by hand, as NumPy does.
+//
+// An operation is a struct with constrained, UFUNC_HOST_DEVICE call operators:
+//
+//   struct negative {
+//     template <ufunc::ops::real T> UFUNC_HOST_DEVICE T operator()(T a) const { ... }
+//     template <ufunc::ops::complex_number T> UFUNC_HOST_DEVICE T operator()(T a) const { ... }
+//   };
+//
+// The same struct is compiled by g++ for the cpu loops (std::complex) and by nvcc
+// for the device loops (cuda::std::complex). Operators are constrained to scalars so
+// that the cpu backend's SIMD detection (is_invocable with xsimd batches) does not
+// pick them; SIMD versions live in ops/simd.hpp.
+#pragma once
+
+#include <cfenv>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include <ufunc/core/config.hpp>
+
+#if defined(__CUDACC__)
+#include <cuda/std/cmath>
+#include <cuda/std/complex>
+#endif
+
+namespace ufunc::ops {
+
+/// std::complex<T> or cuda::std::complex<T>.
+template <class T>
+struct is_complex : std::false_type {};
+template <class T>
+struct is_complex<std::complex<T>> : std::true_type {};
+#if defined(__CUDACC__)
+template <class T>
+struct is_complex<::cuda::std::complex<T>> : std::true_type {};
+#endif
+
+template <class T>
+concept complex_number = is_complex<T>::value;
+template <class T>
+concept boolean = std::is_same_v<T, bool>;
+template <class T>
+concept integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+concept signed_integer = integer<T> && std::is_signed_v<T>;
+template <class T>
+concept unsigned_integer = integer<T> && std::is_unsigned_v<T>;
+template <class T>
+concept floating = std::is_floating_point_v<T>;
+/// bool, integers and floating point.
+template <class T>
+concept real = std::is_arithmetic_v<T>;
+/// Any element type (what a call operator may be instantiated with).
+template <class T>
+concept scalar = real<T> || complex_number<T>;
+/// Floating point and complex: the types of NumPy's math loops (f d F D).
+template <class T>
+concept inexact = floating<T> || complex_number<T>;
+
+/// The real type of a complex number (T itself for reals).
+template <class T>
+struct real_type {
+  using type = T;
+};
+template <complex_number T>
+struct real_type<T> {
+  using type = typename T::value_type;
+};
+template <class T>
+using real_type_t = typename real_type<T>::type;
+
+/// The math functions: cuda::std (host and device) in CUDA translation units, std
+/// in the others. Call them qualified, as m::sin(x), for reals and complex alike.
+namespace m {
+#if defined(__CUDACC__)
+using namespace ::cuda::std;
+// cuda::std lacks these; CUDA's math library declares them for host and device.
+UFUNC_HOST_DEVICE inline float fmod(float a, float b) { return ::fmodf(a, b); }
+UFUNC_HOST_DEVICE inline double fmod(double a, double b) { return ::fmod(a, b); }
+UFUNC_HOST_DEVICE inline float modf(float a, float* i) { return ::modff(a, i); }
+UFUNC_HOST_DEVICE inline double modf(double a, double* i) { return ::modf(a, i); }
+#else
+using namespace ::std;
+#endif
+}  // namespace m
+
+/// NumPy's floating-point error categories (np.errstate's keys).
+enum class fp_flag : unsigned { divide = 1, overflow = 2, underflow = 4, invalid = 8 };
+
+/// Raises a floating-point status flag the way NumPy's integer loops do
+/// (npy_set_floatstatus_*): the errstate machinery reads the flags after a loop.
+/// On the device this is a no-op until device flags are gathered (docs/design.md).
+UFUNC_HOST_DEVICE inline void raise_fp(fp_flag f) {
+#if !defined(__CUDA_ARCH__)
+  switch (f) {
+    case fp_flag::divide:
+      std::feraiseexcept(FE_DIVBYZERO);
+      break;
+    case fp_flag::overflow:
+      std::feraiseexcept(FE_OVERFLOW);
+      break;
+    case fp_flag::underflow:
+      std::feraiseexcept(FE_UNDERFLOW);
+      break;
+    case fp_flag::invalid:
+      std::feraiseexcept(FE_INVALID);
+      break;
+  }
+#else
+  (void)f;
+#endif
+}
+
+/// Signed integer arithmetic wraps in NumPy; in C++ its overflow is undefined, so
+/// it is done in the unsigned type of the same width.
+template <integer T>
+using wrap_t = std::make_unsigned_t<T>;
+
+}  // namespace ufunc::ops

@@ -1,0 +1,119 @@
+// Trigonometric and hyperbolic ufuncs: sin, cos, tan, arcsin, arccos, arctan, arctan2, hypot, sinh, cosh, tanh,
+// arcsinh, arccosh, arctanh, degrees, radians, deg2rad, rad2deg (NumPy 2 semantics). All go to the libm, as
+// in NumPy; the complex ones are the C99 functions, which NumPy takes from glibc on Linux and std::complex
+// forwards to glibc too.
+#pragma once
+
+#include <ufunc/ufuncs/ops/common.hpp>
+
+namespace ufunc::ops {
+
+struct sin {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::sin(a);
+  }
+};
+struct cos {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::cos(a);
+  }
+};
+struct tan {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::tan(a);
+  }
+};
+struct arcsin {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::asin(a);
+  }
+};
+struct arccos {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::acos(a);
+  }
+};
+struct arctan {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::atan(a);
+  }
+};
+struct sinh {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::sinh(a);
+  }
+};
+struct cosh {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::cosh(a);
+  }
+};
+struct tanh {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::tanh(a);
+  }
+};
+struct arcsinh {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::asinh(a);
+  }
+};
+struct arccosh {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::acosh(a);
+  }
+};
+struct arctanh {
+  template <inexact T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return m::atanh(a);
+  }
+};
+
+struct arctan2 {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return m::atan2(a, b);
+  }
+};
+struct hypot {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return m::hypot(a, b);
+  }
+};
+
+// npy_rad2deg and npy_deg2rad: the factor is 180/pi (or pi/180) evaluated in T, from pi rounded to T, which
+// for float32 is one ulp off float(180/pi) computed in double.
+namespace detail {
+template <floating T>
+inline constexpr T pi = T(3.141592653589793238462643383279502884);
+}  // namespace detail
+
+struct degrees {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return a * (T(180) / detail::pi<T>);
+  }
+};
+struct radians {
+  template <floating T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return a * (detail::pi<T> / T(180));
+  }
+};
+struct rad2deg : degrees {};
+struct deg2rad : radians {};
+
+}  // namespace ufunc::ops

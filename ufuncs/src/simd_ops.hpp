@@ -1,0 +1,187 @@
+// SIMD versions of the standard operations, for the host loops only. An entry
+// derives from the scalar operation (which stays the definition of the semantics)
+// and adds call operators on xsimd batches where the batch computes the same
+// values; the differential tests check that they agree with NumPy.
+#pragma once
+
+#include <type_traits>
+
+#include <ufunc/backends/cpu/simd.hpp>
+#include <ufunc/core/error.hpp>
+#include <ufunc/ufuncs/ops.hpp>
+
+namespace ufunc::ufuncs {
+
+/// The operation the host loops run for Op: Op itself unless a SIMD version exists.
+template <class Op>
+struct simd_version {
+  using type = Op;
+};
+template <class Op>
+using simd_version_t = typename simd_version<Op>::type;
+
+namespace simd_ops {
+
+template <class T>
+concept batch_float = std::is_floating_point_v<T>;
+template <class T>
+concept batch_float32 = std::is_same_v<T, float>;
+template <class T>
+concept batch_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+concept batch_number = batch_float<T> || batch_int<T>;
+
+template <class T, class A>
+using batch = xsimd::batch<T, A>;
+
+// Integer lanes wrap as NumPy's integers do; computing on the unsigned type keeps
+// that well defined in every xsimd kernel, including its scalar fallbacks.
+template <class T, class A, class Op>
+batch<T, A> wrapping(const batch<T, A>& a, const batch<T, A>& b, Op op) {
+  if constexpr (std::is_signed_v<T> && batch_int<T>) {
+    using U = batch<std::make_unsigned_t<T>, A>;
+    return xsimd::bitwise_cast<batch<T, A>>(op(xsimd::bitwise_cast<U>(a), xsimd::bitwise_cast<U>(b)));
+  } else {
+    return op(a, b);
+  }
+}
+
+template <class T, class A>
+batch<T, A> select_max(const batch<T, A>& a, const batch<T, A>& b) {
+  if constexpr (batch_float<T>)
+    return xsimd::select(xsimd::isnan(a) | (a > b), a, b);
+  else
+    return xsimd::max(a, b);
+}
+template <class T, class A>
+batch<T, A> select_min(const batch<T, A>& a, const batch<T, A>& b) {
+  if constexpr (batch_float<T>)
+    return xsimd::select(xsimd::isnan(a) | (a < b), a, b);
+  else
+    return xsimd::min(a, b);
+}
+template <class T, class A>
+batch<T, A> select_fmax(const batch<T, A>& a, const batch<T, A>& b) {
+  if constexpr (batch_float<T>)
+    return xsimd::select(xsimd::isnan(b) | (a >= b), a, b);
+  else
+    return xsimd::max(a, b);
+}
+template <class T, class A>
+batch<T, A> select_fmin(const batch<T, A>& a, const batch<T, A>& b) {
+  if constexpr (batch_float<T>)
+    return xsimd::select(xsimd::isnan(b) | (a <= b), a, b);
+  else
+    return xsimd::min(a, b);
+}
+
+// -a, not 0 - a: negative(+0.0) is -0.0.
+template <class T, class A>
+batch<T, A> negate(const batch<T, A>& a) {
+  if constexpr (batch_float<T>)
+    return -a;
+  else
+    return wrapping(batch<T, A>(T(0)), a, [](auto x, auto y) { return x - y; });
+}
+
+// Binary and unary operations that are one xsimd expression. xsimd's floor, ceil,
+// trunc and nearbyint lose the sign of zero on some instruction sets; copysign
+// restores it (the result always has the argument's sign). Its exp and log are
+// not used: they overflow early and mishandle subnormals.
+#define UFUNC_SIMD_BINARY(name, concept_, expr)                                           \
+  struct name : ops::name {                                                              \
+    using ops::name::operator();                                                         \
+    template <concept_ T, class A>                                                       \
+    batch<T, A> operator()(const batch<T, A>& a, const batch<T, A>& b) const {           \
+      return expr;                                                                       \
+    }                                                                                    \
+  };
+#define UFUNC_SIMD_UNARY(name, concept_, expr)                                            \
+  struct name : ops::name {                                                              \
+    using ops::name::operator();                                                         \
+    template <concept_ T, class A>                                                       \
+    batch<T, A> operator()(const batch<T, A>& a) const {                                 \
+      return expr;                                                                       \
+    }                                                                                    \
+  };
+
+UFUNC_SIMD_BINARY(add, batch_number, wrapping(a, b, [](auto x, auto y) { return x + y; }))
+UFUNC_SIMD_BINARY(subtract, batch_number, wrapping(a, b, [](auto x, auto y) { return x - y; }))
+UFUNC_SIMD_BINARY(multiply, batch_number, wrapping(a, b, [](auto x, auto y) { return x * y; }))
+UFUNC_SIMD_BINARY(divide, batch_float, a / b)
+UFUNC_SIMD_BINARY(bitwise_and, batch_int, a & b)
+UFUNC_SIMD_BINARY(bitwise_or, batch_int, a | b)
+UFUNC_SIMD_BINARY(bitwise_xor, batch_int, a ^ b)
+UFUNC_SIMD_BINARY(copysign, batch_float, xsimd::copysign(a, b))
+UFUNC_SIMD_UNARY(square, batch_number, wrapping(a, a, [](auto x, auto y) { return x * y; }))
+UFUNC_SIMD_UNARY(negative, batch_number, negate(a))
+UFUNC_SIMD_UNARY(positive, batch_number, a)
+UFUNC_SIMD_UNARY(invert, batch_int, ~a)
+UFUNC_SIMD_UNARY(fabs, batch_float, xsimd::abs(a))
+UFUNC_SIMD_UNARY(sqrt, batch_float, xsimd::sqrt(a))
+UFUNC_SIMD_UNARY(floor, batch_float, xsimd::copysign(xsimd::floor(a), a))
+UFUNC_SIMD_UNARY(ceil, batch_float, xsimd::copysign(xsimd::ceil(a), a))
+UFUNC_SIMD_UNARY(trunc, batch_float, xsimd::copysign(xsimd::trunc(a), a))
+UFUNC_SIMD_UNARY(rint, batch_float, xsimd::copysign(xsimd::nearbyint(a), a))
+// float32 only: xsimd's float64 sin/cos lose up to 7 ulp near multiples of pi
+// (NumPy uses libm there too).
+UFUNC_SIMD_UNARY(sin, batch_float32, xsimd::sin(a))
+UFUNC_SIMD_UNARY(cos, batch_float32, xsimd::cos(a))
+
+// NumPy's NaN rules (ops/comparison.hpp): maximum/minimum return the first NaN and
+// b on ties; fmax/fmin ignore a NaN and return a on ties.
+UFUNC_SIMD_BINARY(maximum, batch_number, select_max(a, b))
+UFUNC_SIMD_BINARY(minimum, batch_number, select_min(a, b))
+UFUNC_SIMD_BINARY(fmax, batch_number, select_fmax(a, b))
+UFUNC_SIMD_BINARY(fmin, batch_number, select_fmin(a, b))
+
+#undef UFUNC_SIMD_BINARY
+#undef UFUNC_SIMD_UNARY
+
+// NumPy raises for a negative integer exponent; on the host the loop does too (the
+// device loop cannot throw and gives 0: docs/design.md).
+struct power : ops::power {
+  template <ops::scalar T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      if (b < 0) throw value_error("Integers to negative integer powers are not allowed.");
+    }
+    return ops::power::operator()(a, b);
+  }
+};
+
+}  // namespace simd_ops
+
+#define UFUNC_SIMD_VERSION(name)       \
+  template <>                          \
+  struct simd_version<ops::name> {     \
+    using type = simd_ops::name;       \
+  };
+UFUNC_SIMD_VERSION(power)
+UFUNC_SIMD_VERSION(add)
+UFUNC_SIMD_VERSION(subtract)
+UFUNC_SIMD_VERSION(multiply)
+UFUNC_SIMD_VERSION(divide)
+UFUNC_SIMD_VERSION(bitwise_and)
+UFUNC_SIMD_VERSION(bitwise_or)
+UFUNC_SIMD_VERSION(bitwise_xor)
+UFUNC_SIMD_VERSION(copysign)
+UFUNC_SIMD_VERSION(square)
+UFUNC_SIMD_VERSION(negative)
+UFUNC_SIMD_VERSION(positive)
+UFUNC_SIMD_VERSION(invert)
+UFUNC_SIMD_VERSION(fabs)
+UFUNC_SIMD_VERSION(sqrt)
+UFUNC_SIMD_VERSION(floor)
+UFUNC_SIMD_VERSION(ceil)
+UFUNC_SIMD_VERSION(trunc)
+UFUNC_SIMD_VERSION(rint)
+UFUNC_SIMD_VERSION(sin)
+UFUNC_SIMD_VERSION(cos)
+UFUNC_SIMD_VERSION(maximum)
+UFUNC_SIMD_VERSION(minimum)
+UFUNC_SIMD_VERSION(fmax)
+UFUNC_SIMD_VERSION(fmin)
+#undef UFUNC_SIMD_VERSION
+
+}  // namespace ufunc::ufuncs
