@@ -152,8 +152,8 @@ array function::accumulate(const array& a, const accumulate_options& o) const {
 
   const array x = a.type() == p.type ? a : a.astype(p.type);
   const array* out = o.out ? &*o.out : nullptr;
-  const bool direct = out != nullptr && out->type() == p.type && !detail::may_share_memory(*out, x) &&
-                      !detail::has_zero_stride(*out);
+  const bool direct =
+      out != nullptr && out->type() == p.type && !detail::may_share_memory(*out, x) && !detail::has_zero_stride(*out);
   const array res = direct ? *out : array::empty(a.shape(), p.type);
   if (res.size() > 0) {
     detail::copy_cast(detail::slice_along(x, p.axis, 0), detail::slice_along(res, p.axis, 0));
@@ -197,8 +197,8 @@ array function::reduceat(const array& a, const array& indices, const accumulate_
   if (place.on_device) return detail::reduceat_on_device(*this, a, idx, o, p);
 
   const array* out = o.out ? &*o.out : nullptr;
-  const bool direct = out != nullptr && out->type() == p.type && !detail::may_share_memory(*out, a) &&
-                      !detail::has_zero_stride(*out);
+  const bool direct =
+      out != nullptr && out->type() == p.type && !detail::may_share_memory(*out, a) && !detail::has_zero_stride(*out);
   const array res = direct ? *out : array::empty(shape, p.type);
   if (res.size() > 0) {
     detail::reduce_plan rp;

@@ -149,8 +149,7 @@ void fold_task::fold_n(std::byte* acc, const std::byte* x, std::int64_t n, std::
   }
 }
 
-void fold_task::fold_plain(std::byte* acc, bool& started, const std::byte* x, std::int64_t n,
-                           std::int64_t step) const {
+void fold_task::fold_plain(std::byte* acc, bool& started, const std::byte* x, std::int64_t n, std::int64_t step) const {
   if (n <= 0) return;
   if (!started) {  // a block's partial starts from its first element
     std::memcpy(acc, x, itemsize_);

@@ -51,7 +51,7 @@ struct fold_view {
   std::span<const std::int64_t> acc_strides;  // 0 along reduced axes
   const std::byte* x = nullptr;
   std::span<const std::int64_t> x_strides;
-  dtype x_type;  // cast to the loop's type through a buffer when different
+  dtype x_type;                     // cast to the loop's type through a buffer when different
   const std::byte* mask = nullptr;  // bool, optional
   std::span<const std::int64_t> mask_strides;
 };

@@ -238,12 +238,31 @@ void validate_loop_call(const loop_call& c) {
   const auto& options = c.options;
   // Messages are built only when something is wrong: this runs on every call.
   auto ufunc_name = [&] { return "ufunc '" + std::string(c.name) + "'"; };
-  for (int i = 0; i < types.nin(); ++i)
+  // NumPy checks that outputs are writeable before any cast.
+  for (int i = 0; i < static_cast<int>(options.out.size()); ++i) {
+    const auto& o = options.out[i];
+    if (!o.valid()) throw value_error(ufunc_name() + ": out[" + std::to_string(i) + "] is a null array");
+    if (!o.writeable())
+      throw overlap_error(ufunc_name() + ": out[" + std::to_string(i) + "] (" + o.describe() + ") is read-only");
+  }
+  for (int i = 0; i < types.nin(); ++i) {
+    // A C++ scalar of a higher kind than the loop's input (6.87 into an int8 loop,
+    // forced by dtype= or signature=) is cast from its default dtype, as in NumPy.
+    if (c.inputs[i].is_scalar() && !(c.truth_inputs && types.input(i) == bool_)) {
+      const auto& w = c.inputs[i].as_scalar();
+      if (kind_rank(w.value_kind()) > kind_rank(types.input(i).kind()) &&
+          !can_cast(w.default_dtype(), types.input(i), options.casting))
+        throw casting_error("Cannot cast " + ufunc_name() + " input " + std::to_string(i) + " from Python " +
+                            std::string(w.default_dtype().name()) + " scalar to " +
+                            std::string(types.input(i).name()) + " with casting rule '" +
+                            std::string(to_string(options.casting)) + "'");
+    }
     if (!c.inputs[i].is_scalar() && !(c.truth_inputs && types.input(i) == bool_) &&
         !can_cast(c.input_types[i], types.input(i), options.casting))
       throw casting_error("Cannot cast " + ufunc_name() + " input " + std::to_string(i) + " from " +
                           std::string(c.input_types[i].name()) + " to " + std::string(types.input(i).name()) +
                           " with casting rule '" + std::string(to_string(options.casting)) + "'");
+  }
   for (int i = 0; i < static_cast<int>(options.out.size()); ++i) {
     const auto& o = options.out[i];
     if (!o.valid()) throw value_error(ufunc_name() + ": out[" + std::to_string(i) + "] is a null array");

@@ -36,8 +36,8 @@ bool is_logical(const function& f) {
 
 }  // namespace
 
-reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtype input,
-                                     std::optional<dtype> requested, const array* out) {
+reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtype input, std::optional<dtype> requested,
+                                     const array* out) {
   const dtype pair[2] = {input, input};
   loop_entry loop;
   bool found = false;

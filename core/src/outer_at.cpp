@@ -53,8 +53,7 @@ array function::outer(const operand& a, const operand& b, const call_options& op
   return (*this)(detail::restride(x, shape, strides, x.data()), y, options);
 }
 
-void function::at(const array& a, std::span<const array> indices, const operand& b,
-                  const call_options& options) const {
+void function::at(const array& a, std::span<const array> indices, const operand& b, const call_options& options) const {
   at_impl(a, indices, &b, options);
 }
 
@@ -244,18 +243,18 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
         char* args[3] = {ap, plan.unary ? ap : reinterpret_cast<char*>(bb.data()) + b_off, ap};
         plan.loop.host(args, 1, zero_steps, plan.loop.host_data);
       } else {
-      sub.for_each_run(0, sub.size(), [&](char* const* ptrs, std::int64_t n, const std::int64_t* steps) {
-        char* args[3];
-        if (plan.unary) {
-          args[0] = ptrs[0] + a_off;
-          args[1] = ptrs[1] + a_off;
-        } else {
-          args[0] = ptrs[0] + a_off;
-          args[1] = ptrs[1] + b_off;
-          args[2] = ptrs[2] + a_off;
-        }
-        plan.loop.host(args, n, steps, plan.loop.host_data);
-      });
+        sub.for_each_run(0, sub.size(), [&](char* const* ptrs, std::int64_t n, const std::int64_t* steps) {
+          char* args[3];
+          if (plan.unary) {
+            args[0] = ptrs[0] + a_off;
+            args[1] = ptrs[1] + a_off;
+          } else {
+            args[0] = ptrs[0] + a_off;
+            args[1] = ptrs[1] + b_off;
+            args[2] = ptrs[2] + a_off;
+          }
+          plan.loop.host(args, n, steps, plan.loop.host_data);
+        });
       }
       // Next index position (C order), and b's offset there.
       for (int d = pos_nd - 1; d >= 0 && bb.valid(); --d) {

@@ -98,16 +98,16 @@ reduce_plan plan_reduce(const function& f, const array& a, const reduce_options&
     const array& out = *o.out;
     if (!out.valid()) throw value_error(method_label(f, "reduce") + ": out is a null array");
     if (out.ndim() != p.shape.size())
-      throw value_error(method_label(f, "reduce") +
-                        ": output parameter for reduction operation " + f.name() +
-                        " has the wrong number of dimensions: Found " + std::to_string(out.ndim()) +
-                        " but expected " + std::to_string(p.shape.size()) +
+      throw value_error(method_label(f, "reduce") + ": output parameter for reduction operation " + f.name() +
+                        " has the wrong number of dimensions: Found " + std::to_string(out.ndim()) + " but expected " +
+                        std::to_string(p.shape.size()) +
                         (o.keepdims ? " (must match the operand's when keepdims=True)" : ""));
     if (!(out.shape() == p.shape))
       throw broadcast_error(method_label(f, "reduce") + ": out has shape " + array::shape_string(out.shape()) +
                             ", but the reduction of shape " + array::shape_string(a.shape()) + " has shape " +
                             array::shape_string(p.shape));
-    if (!out.writeable()) throw overlap_error(method_label(f, "reduce") + ": out (" + out.describe() + ") is read-only");
+    if (!out.writeable())
+      throw overlap_error(method_label(f, "reduce") + ": out (" + out.describe() + ") is read-only");
   }
   return p;
 }

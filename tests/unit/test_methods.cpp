@@ -218,11 +218,16 @@ TEST_CASE("methods: reduce equals NumPy over ufuncs, dtypes, layouts, axes and o
 #endif
   for (const auto target : host_targets()) {
     for (const auto& c : reduce_cases) {
-      const std::string cap_ufunc = c.ufunc; CAPTURE(cap_ufunc);
-      const std::string cap_dtype = c.dtype; CAPTURE(cap_dtype);
-      const std::string cap_shape = c.shape; CAPTURE(cap_shape);
-      const std::string cap_transform = c.transform; CAPTURE(cap_transform);
-      const std::string cap_axes = c.axes; CAPTURE(cap_axes);
+      const std::string cap_ufunc = c.ufunc;
+      CAPTURE(cap_ufunc);
+      const std::string cap_dtype = c.dtype;
+      CAPTURE(cap_dtype);
+      const std::string cap_shape = c.shape;
+      CAPTURE(cap_shape);
+      const std::string cap_transform = c.transform;
+      CAPTURE(cap_transform);
+      const std::string cap_axes = c.axes;
+      CAPTURE(cap_axes);
       CAPTURE(c.axis_kind);
       CAPTURE(c.keepdims);
       CAPTURE(c.has_initial);
@@ -276,10 +281,14 @@ TEST_CASE("methods: accumulate equals NumPy") {
 #endif
   for (const auto target : host_targets()) {
     for (const auto& c : accumulate_cases) {
-      const std::string cap_ufunc = c.ufunc; CAPTURE(cap_ufunc);
-      const std::string cap_dtype = c.dtype; CAPTURE(cap_dtype);
-      const std::string cap_shape = c.shape; CAPTURE(cap_shape);
-      const std::string cap_transform = c.transform; CAPTURE(cap_transform);
+      const std::string cap_ufunc = c.ufunc;
+      CAPTURE(cap_ufunc);
+      const std::string cap_dtype = c.dtype;
+      CAPTURE(cap_dtype);
+      const std::string cap_shape = c.shape;
+      CAPTURE(cap_shape);
+      const std::string cap_transform = c.transform;
+      CAPTURE(cap_transform);
       CAPTURE(c.axis);
       const std::string cap_dtype_arg = c.dtype_arg ? c.dtype_arg : "-", cap_out = c.out_dtype ? c.out_dtype : "-";
       CAPTURE(cap_dtype_arg);
@@ -303,11 +312,16 @@ TEST_CASE("methods: accumulate equals NumPy") {
 TEST_CASE("methods: reduceat equals NumPy") {
   for (const auto target : host_targets()) {
     for (const auto& c : reduceat_cases) {
-      const std::string cap_ufunc = c.ufunc; CAPTURE(cap_ufunc);
-      const std::string cap_dtype = c.dtype; CAPTURE(cap_dtype);
-      const std::string cap_shape = c.shape; CAPTURE(cap_shape);
-      const std::string cap_transform = c.transform; CAPTURE(cap_transform);
-      const std::string cap_indices = c.indices; CAPTURE(cap_indices);
+      const std::string cap_ufunc = c.ufunc;
+      CAPTURE(cap_ufunc);
+      const std::string cap_dtype = c.dtype;
+      CAPTURE(cap_dtype);
+      const std::string cap_shape = c.shape;
+      CAPTURE(cap_shape);
+      const std::string cap_transform = c.transform;
+      CAPTURE(cap_transform);
+      const std::string cap_indices = c.indices;
+      CAPTURE(cap_indices);
       const ufunc::array x = make_input(c.shape, ufunc::dtype::from_string(c.dtype), c.transform);
       std::vector<std::int64_t> idx;
       for (double v : parse_doubles(c.indices)) idx.push_back(static_cast<std::int64_t>(v));
@@ -325,11 +339,16 @@ TEST_CASE("methods: reduceat equals NumPy") {
 
 TEST_CASE("methods: outer equals NumPy") {
   for (const auto& c : outer_cases) {
-    const std::string cap_ufunc = c.ufunc; CAPTURE(cap_ufunc);
-    const std::string cap_a_dtype = c.a_dtype; CAPTURE(cap_a_dtype);
-    const std::string cap_a_shape = c.a_shape; CAPTURE(cap_a_shape);
-    const std::string cap_b_dtype = c.b_dtype; CAPTURE(cap_b_dtype);
-    const std::string cap_b_shape = c.b_shape; CAPTURE(cap_b_shape);
+    const std::string cap_ufunc = c.ufunc;
+    CAPTURE(cap_ufunc);
+    const std::string cap_a_dtype = c.a_dtype;
+    CAPTURE(cap_a_dtype);
+    const std::string cap_a_shape = c.a_shape;
+    CAPTURE(cap_a_shape);
+    const std::string cap_b_dtype = c.b_dtype;
+    CAPTURE(cap_b_dtype);
+    const std::string cap_b_shape = c.b_shape;
+    CAPTURE(cap_b_shape);
     const ufunc::array a = make_input(c.a_shape, ufunc::dtype::from_string(c.a_dtype), "none");
     ufunc::array b = make_input(c.b_shape, ufunc::dtype::from_string(c.b_dtype), "none");
     if (b.ndim() > 0 && b.shape()[0] > 0) b = b[{ufunc::slice{std::nullopt, std::nullopt, -1}}];
@@ -406,7 +425,8 @@ TEST_CASE("methods: a user functor that is not reorderable folds strictly in ord
   static_assert(ufunc::is_reorderable<plain_sum>);
   static_assert(ufunc::is_reorderable<counting_max>);
   static_assert(ufunc::is_reorderable<decltype(ufunc::reorderable_fn{[](auto a, auto b) { return a + b; }})>);
-  auto f = ufunc::vectorize<ufunc::signatures<double(double, double), float(float, float)>>(twice_plus{}, "twice_plus");
+  auto f = ufunc::vectorize<ufunc::signatures<double(double, double), float(float, float)>, ufunc::target::cpu>(
+      twice_plus{}, "twice_plus");
   // np.frompyfunc(lambda a, b: 2 * a + b, 2, 1).reduce(np.arange(20.).reshape(4, 5), axis=ax)
   const auto x = ufunc::arange<double>(20.0).reshape({4, 5});
   for (const auto target : host_targets()) {
@@ -446,11 +466,12 @@ TEST_CASE("methods: a user functor that is not reorderable folds strictly in ord
 }
 
 TEST_CASE("methods: reorderable user functors; identity from vectorize") {
-  auto sum = ufunc::vectorize<ufunc::signatures<float(float, float), double(double, double), std::int32_t(std::int32_t, std::int32_t)>>(
-      plain_sum{}, "plain_sum", 0);
-  auto mx = ufunc::vectorize<double(double, double)>(counting_max{}, "counting_max");
-  auto lam = ufunc::vectorize<double(double, double)>(ufunc::reorderable_fn{[](auto a, auto b) { return a + b; }},
-                                                      "lambda_sum");
+  auto sum = ufunc::vectorize<
+      ufunc::signatures<float(float, float), double(double, double), std::int32_t(std::int32_t, std::int32_t)>,
+      ufunc::target::cpu>(plain_sum{}, "plain_sum", 0);
+  auto mx = ufunc::vectorize<double(double, double), ufunc::target::cpu>(counting_max{}, "counting_max");
+  auto lam = ufunc::vectorize<double(double, double), ufunc::target::cpu>(
+      ufunc::reorderable_fn{[](auto a, auto b) { return a + b; }}, "lambda_sum");
   CHECK(sum.ufunc().identity().has_value());
   const auto x = ufunc::arange<double>(24.0).reshape({2, 3, 4});
   CHECK(sum.reduce(x, {.axis = {0, 2}}).to_vector<double>() == std::vector<double>{60, 92, 124});
@@ -484,7 +505,7 @@ TEST_CASE("methods: float sums are pairwise (accuracy comparable to np.sum)") {
   for (std::int64_t i = 0; i < n; ++i) y.data()[i] = x.data()[i] - 0.5f;
   // The built-in add once its loops carry the pairwise reduce fn (reduce.hpp), and a
   // user functor marked reorderable, which always does.
-  auto user_sum = ufunc::vectorize<float(float, float)>(plain_sum{}, "user_sum", 0);
+  auto user_sum = ufunc::vectorize<float(float, float), ufunc::target::cpu>(plain_sum{}, "user_sum", 0);
   const ufunc::dtype f32[2] = {ufunc::float32, ufunc::float32};
   const bool builtin_pairwise = ufunc::add->resolve_loop(f32).reduce != nullptr;
   if (!builtin_pairwise) MESSAGE("the built-in add has no reduce fn yet: only the user functor is checked");
@@ -622,8 +643,7 @@ TEST_CASE("methods: out= is written in place, cast, and may be any view") {
   CHECK_THROWS_AS((void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({3})}), ufunc::broadcast_error);
   CHECK_THROWS_AS((void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({1, 4})}), ufunc::value_error);
   CHECK_NOTHROW((void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({1, 4}), .keepdims = true}));
-  CHECK_THROWS_AS((void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({4}).as_readonly()}),
-                  ufunc::overlap_error);
+  CHECK_THROWS_AS((void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({4}).as_readonly()}), ufunc::overlap_error);
 }
 
 TEST_CASE("methods: messages name the ufunc, the axis and the shapes") {
@@ -636,9 +656,13 @@ TEST_CASE("methods: messages name the ufunc, the axis and the shapes") {
   CHECK(contains(message_of([&] { (void)ufunc::add.reduce(x, {.axis = {1, -1}}); }), "duplicate value in 'axis'"));
   CHECK(contains(message_of([&] { (void)ufunc::subtract.reduce(x, {.axis = ufunc::all_axes}); }),
                  "'subtract' is not reorderable"));
-  CHECK(contains(message_of([&] { (void)ufunc::subtract.reduce(ufunc::zeros<double>({0, 3})); }),
+  CHECK(contains(message_of([&] {
+                   (void)ufunc::subtract.reduce(ufunc::zeros<double>({0, 3}));
+                 }),
                  "zero-size array to reduction operation subtract which has no identity"));
-  CHECK(contains(message_of([&] { (void)ufunc::subtract.reduce(x, {.where = where_mask({2, 3})}); }),
+  CHECK(contains(message_of([&] {
+                   (void)ufunc::subtract.reduce(x, {.where = where_mask({2, 3})});
+                 }),
                  "to use a where mask one has to specify 'initial'"));
   CHECK(contains(message_of([&] { (void)ufunc::add.reduce(ufunc::arange<std::uint8_t>(3), {.initial = -1}); }),
                  "Python integer -1 out of bounds for uint64"));
@@ -649,10 +673,10 @@ TEST_CASE("methods: messages name the ufunc, the axis and the shapes") {
   CHECK(contains(message_of([&] { (void)ufunc::add.reduce(x, {.out = ufunc::zeros<double>({2})}); }), "(3,)"));
   CHECK(contains(message_of([&] { (void)ufunc::add.accumulate(ufunc::scalar(1.0)); }), "scalar"));
   CHECK(contains(message_of([&] { (void)ufunc::add.accumulate(x, {.axis = -3}); }), "axis -3"));
-  CHECK(contains(message_of([&] { (void)ufunc::add.accumulate(x, {.out = ufunc::zeros<double>({3, 2})}); }),
-                 "(3, 2)"));
-  CHECK(contains(message_of([&] { (void)ufunc::add.reduceat(ufunc::arange<double>(8.0),
-                                                            ufunc::asarray<std::int64_t>({0, 8})); }),
+  CHECK(contains(message_of([&] { (void)ufunc::add.accumulate(x, {.out = ufunc::zeros<double>({3, 2})}); }), "(3, 2)"));
+  CHECK(contains(message_of([&] {
+                   (void)ufunc::add.reduceat(ufunc::arange<double>(8.0), ufunc::asarray<std::int64_t>({0, 8}));
+                 }),
                  "index 8 out-of-bounds in add.reduceat [0, 8)"));
   CHECK_THROWS_AS((void)ufunc::add.reduceat(x, ufunc::asarray<double>({0.0})), ufunc::casting_error);
   CHECK_THROWS_AS((void)ufunc::add.reduceat(x, ufunc::zeros<std::int64_t>({1, 1})), ufunc::value_error);
@@ -711,7 +735,7 @@ TEST_CASE("methods: at is unbuffered: repeated indices apply repeatedly, in orde
   ufunc::subtract.at(s, ufunc::asarray<std::int32_t>({0, 0, 2}), ufunc::asarray<double>({1, 2, 3}));
   CHECK(s.to_vector() == std::vector<double>{-3, 0, -3});
   // A non-commutative user functor sees the updates in index order: 2 * (2 * 1 + 5) + 7.
-  auto f = ufunc::vectorize<double(double, double)>(twice_plus{}, "twice_plus");
+  auto f = ufunc::vectorize<double(double, double), ufunc::target::cpu>(twice_plus{}, "twice_plus");
   auto t = ufunc::full<double>({2}, 1.0);
   f.at(t, ufunc::asarray<std::int64_t>({1, 1}), ufunc::asarray<double>({5, 7}));
   CHECK(t.to_vector() == std::vector<double>{1, 21});
@@ -759,7 +783,9 @@ TEST_CASE("methods: at with several index arrays, trailing axes and broadcasting
 TEST_CASE("methods: at checks every index before writing anything") {
   auto a = ufunc::arange<double>(3.0);
   const auto before = a.to_vector();
-  CHECK(contains(message_of([&] { ufunc::add.at(a, ufunc::asarray<std::int64_t>({0, 3}), 1); }),
+  CHECK(contains(message_of([&] {
+                   ufunc::add.at(a, ufunc::asarray<std::int64_t>({0, 3}), 1);
+                 }),
                  "index 3 is out of bounds for axis 0 with size 3"));
   CHECK_THROWS_AS(ufunc::add.at(a, ufunc::asarray<std::int64_t>({1, -4}), 1), ufunc::index_error);
   CHECK(a.to_vector() == before);  // nothing corrupted
@@ -769,8 +795,7 @@ TEST_CASE("methods: at checks every index before writing anything") {
   CHECK_THROWS_AS(ufunc::add.at(a, ufunc::asarray<bool>({true, false}), 1), ufunc::index_error);
   CHECK_THROWS_AS(ufunc::add.at(a, ufunc::asarray<std::int64_t>({0, 1}), ufunc::asarray<double>({1, 2, 3})),
                   ufunc::value_error);
-  CHECK(contains(message_of([&] { ufunc::add.at(a, ufunc::asarray<std::int64_t>({0})); }),
-                 "second operand needed"));
+  CHECK(contains(message_of([&] { ufunc::add.at(a, ufunc::asarray<std::int64_t>({0})); }), "second operand needed"));
   CHECK(contains(message_of([&] { ufunc::negative.at(a, ufunc::asarray<std::int64_t>({0}), 1); }),
                  "second operand provided when ufunc is unary"));
   CHECK_THROWS_AS(ufunc::divmod.at(a, ufunc::asarray<std::int64_t>({0}), 1), ufunc::value_error);

@@ -46,7 +46,7 @@ device_context context_of(const function& f, const char* method, std::initialize
 
 void require_device_code(const function& f, const char* method, const loop_entry& loop) {
   if (loop.device_reduce == nullptr)
-    throw target_error(method_label(f, method) + ": loop " + loop.types.str() +
+    throw target_error(method_label(f, method) + " is not available on target 'cuda': loop " + loop.types.str() +
                        " has no CUDA code for the ufunc methods (make the ufunc with vectorize<Sig, target::cuda> "
                        "in a .cu file, or backends::cuda::make_loop)");
 }
@@ -119,8 +119,8 @@ void launch_fold(const loop_entry& loop, const device_context& ctx, const array&
 
 // Folds x (device, loop dtype) into acc (initialized): one box with a start value,
 // else the boxes that leave out the element copied in first (as the host engine).
-void device_folds(const reduce_plan& p, const device_context& ctx, const array& x, const array& where,
-                  const array& acc, bool keepdims) {
+void device_folds(const reduce_plan& p, const device_context& ctx, const array& x, const array& where, const array& acc,
+                  bool keepdims) {
   const dim_vector acc_strides = spread_strides(p.reduced, acc, keepdims);
   dim_vector where_strides(x.ndim(), 0);
   if (where.valid()) where_strides = broadcast_strides(where.shape(), where.strides(), x.shape());
@@ -195,14 +195,13 @@ array reduce_on_device(const function& f, const array& a, const reduce_options& 
   return deliver(acc, out, ctx);
 }
 
-array accumulate_on_device(const function& f, const array& a, const accumulate_options& o,
-                           const accumulate_plan& p) {
+array accumulate_on_device(const function& f, const array& a, const accumulate_options& o, const accumulate_plan& p) {
   require_device_code(f, "accumulate", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
   const device_context ctx = context_of(f, "accumulate", {&a, out}, o.stream);
   const array x = as_type(on_device(a, ctx), p.type, ctx);
-  const bool direct = out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, x) &&
-                      !has_zero_stride(*out);
+  const bool direct =
+      out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, x) && !has_zero_stride(*out);
   const array res = direct ? *out : device_empty(a.shape(), p.type, ctx);
   if (res.size() > 0) {
     cuda::cast(slice_along(x, p.axis, 0), slice_along(res, p.axis, 0), ctx.s);
@@ -236,8 +235,8 @@ array reduceat_on_device(const function& f, const array& a, std::span<const std:
   const array x = as_type(on_device(a, ctx), p.type, ctx);
   dim_vector shape = a.shape();
   shape[p.axis] = static_cast<std::int64_t>(idx.size());
-  const bool direct = out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, x) &&
-                      !has_zero_stride(*out);
+  const bool direct =
+      out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, x) && !has_zero_stride(*out);
   const array res = direct ? *out : device_empty(shape, p.type, ctx);
   if (res.size() > 0) {
     reduce_plan rp;
@@ -261,8 +260,7 @@ array reduceat_on_device(const function& f, const array& a, std::span<const std:
   return deliver(res, out, ctx);
 }
 
-void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan,
-                  const call_options& options) {
+void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
   require_device_code(f, "at", plan.loop);
   const auto& t = plan.loop.types;
   if (t.input(0) != a.type() || t.output(0) != a.type())

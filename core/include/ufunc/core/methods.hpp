@@ -34,7 +34,7 @@ inline constexpr all_axes_t all_axes{};
 /// every axis. Negative axes count from the end.
 class axes {
  public:
-  axes() = default;                           // axis 0
+  axes() = default;                               // axis 0
   axes(int axis) : list_{axis}, single_(true) {}  // NOLINT(google-explicit-constructor)
   axes(std::initializer_list<int> list) : list_(list), single_(false) {}
   axes(std::vector<int> list) : list_(std::move(list)), single_(false) {}  // NOLINT(google-explicit-constructor)

@@ -37,8 +37,8 @@ constexpr bool reorderable_member() {
 
 /// Whether reductions may regroup F's operations.
 template <class F>
-inline constexpr bool is_reorderable =
-    std::is_base_of_v<reorderable, std::remove_cvref_t<F>> || detail::reorderable_member<std::remove_cvref_t<F>>();
+inline constexpr bool is_reorderable = std::is_base_of_v<reorderable, std::remove_cvref_t<F>> ||
+                                       detail::reorderable_member<std::remove_cvref_t<F>>();
 
 /// Wraps a functor (a lambda, say) to mark it reorderable.
 template <class F>

@@ -21,7 +21,6 @@
 
 namespace ufunc::detail {
 
-
 /// "ufunc 'add'.reduce"
 [[nodiscard]] std::string method_label(const function& f, const char* method);
 
@@ -59,8 +58,6 @@ struct method_placement {
 
 /// A view of `a` with the same data, shape `shape` and byte strides `strides`.
 [[nodiscard]] array restride(const array& a, const dim_vector& shape, const dim_vector& strides, std::byte* data);
-
-
 
 /// A reduction after every NumPy check: which axes, the result's shape, the loop
 /// and its dtype, the start value (initial= or the identity) if any.
@@ -103,8 +100,7 @@ array reduceat_on_device(const function& f, const array& a, std::span<const std:
                          const accumulate_options& options, const accumulate_plan& plan);
 void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options);
 #else
-[[noreturn]] inline array reduce_on_device(const function& f, const array&, const reduce_options&,
-                                           const reduce_plan&) {
+[[noreturn]] inline array reduce_on_device(const function& f, const array&, const reduce_options&, const reduce_plan&) {
   method_not_on_target(f, "reduce", target_id::cuda);
 }
 [[noreturn]] inline array accumulate_on_device(const function& f, const array&, const accumulate_options&,

@@ -5,12 +5,9 @@
 #include <cstddef>
 #include <memory>
 
+#include <ufunc/core/array.hpp>  // complete: cast()'s default argument constructs one
 #include <ufunc/core/device_call.hpp>
 #include <ufunc/core/device_method.hpp>
-
-namespace ufunc {
-class array;
-}
 
 namespace ufunc::backends::cuda {
 
