@@ -61,6 +61,7 @@ class accumulate_task final : public unit_task {
   [[nodiscard]] std::int64_t units() const noexcept override { return units_; }
 
   void run_units(std::int64_t first, std::int64_t last) const override {
+    if (!plan_) return;  // an axis of length 0 or 1: the first slice is the whole result
     const iteration_plan& p = *plan_;
     const std::int64_t steps[3] = {p.stride(0, 0), p.stride(1, 0), p.stride(0, 0)};
     for (std::int64_t u = first; u < last; ++u) {
