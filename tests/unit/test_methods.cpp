@@ -770,13 +770,15 @@ TEST_CASE("methods: at with several index arrays, trailing axes and broadcasting
   CHECK(big.at<double>(1, 4) == 4.0);
   // Casts: int64 a with a float b (float64 loop, cast back unsafely: 1.5 -> 1); int8 a with 300 (int64 loop, wraps).
   auto i = ufunc::zeros<std::int64_t>({3});
-  ufunc::add.at(i, ufunc::asarray<std::int64_t>({0}), 1.5);
+  // (target cpu: on cuda, a must have the loop's dtype; see tests/cuda)
+  constexpr auto on_cpu = ufunc::target_id::cpu;
+  ufunc::add.at(i, ufunc::asarray<std::int64_t>({0}), 1.5, {.target = on_cpu});
   CHECK(i.at(0) == 1);
   auto i8 = ufunc::zeros<std::int8_t>({3});
-  ufunc::add.at(i8, ufunc::asarray<std::int64_t>({0}), 300);
+  ufunc::add.at(i8, ufunc::asarray<std::int64_t>({0}), 300, {.target = on_cpu});
   CHECK(i8.at(0) == 44);
   auto f32 = ufunc::zeros<float>({3});
-  ufunc::add.at(f32, ufunc::asarray<std::int64_t>({1, 1}), ufunc::asarray<double>({0.25, 0.5}));
+  ufunc::add.at(f32, ufunc::asarray<std::int64_t>({1, 1}), ufunc::asarray<double>({0.25, 0.5}), {.target = on_cpu});
   CHECK(f32.at(1) == 0.75f);
 }
 

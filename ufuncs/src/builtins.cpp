@@ -237,10 +237,13 @@ function make_builtin(int number) {
     e.host = k.fn;
     e.host_data = k.data;
     e.vectorized = k.vectorized;
+    e.reduce = k.reduce;
+    e.reorderable = k.reorderable;
 #if defined(UFUNC_HAS_CUDA)
     const auto& dk = builtin_device_kernels().loops[i];
     e.device = dk.fn;
     e.device_data = dk.data;
+    e.device_reduce = dk.methods;
 #endif
     f.add_loop(std::move(e));
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ufunc/core/dtype.hpp>
+#include <ufunc/core/device_method.hpp>
 #include <ufunc/core/loop.hpp>
 
 namespace ufunc::ufuncs {
@@ -25,6 +26,8 @@ struct kernel {
   inner_loop_fn fn = nullptr;
   const void* data = nullptr;
   bool vectorized = false;
+  reduce_loop_fn reduce = nullptr;  // T(T, T) loops: the fold of reduce/accumulate
+  bool reorderable = false;
 };
 
 struct kernel_table {
@@ -35,6 +38,7 @@ struct kernel_table {
 struct device_kernel {
   device_loop_fn fn = nullptr;
   const void* data = nullptr;
+  device_method_fn methods = nullptr;  // reduce/accumulate/at on the GPU (reorderable ops only)
 };
 struct device_kernel_table {
   device_kernel loops[loop_count];

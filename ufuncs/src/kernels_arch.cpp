@@ -7,9 +7,11 @@
 #include <tuple>
 
 #include <ufunc/backends/cpu/loops.hpp>
+#include <ufunc/backends/cpu/reduce.hpp>
 #include <ufunc/ufuncs/ops.hpp>
 
 #include "kernel_table.hpp"
+#include "reorderable_ops.hpp"
 #include "simd_ops.hpp"
 
 #if !defined(UFUNC_ARCH_NAMESPACE) || !defined(UFUNC_KERNEL_PART)
@@ -48,6 +50,10 @@ void put(kernel_table& table) {
       k.fn = backends::cpu::inner_loop<Sig, F, arch>;
       k.data = &f;
       k.vectorized = native;
+      if constexpr (is_fold_signature<Sig>) {
+        k.reduce = backends::cpu::reduce_loop<Sig, F, arch, reorderable_loop<Op, Sig>>;
+        k.reorderable = reorderable_loop<Op, Sig>;
+      }
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <ufunc/ufuncs/ops.hpp>
 
 #include "kernel_table.hpp"
+#include "reorderable_ops.hpp"
 
 #if !defined(UFUNC_KERNEL_PART)
 #error "kernels_cuda.cu is compiled once per part with UFUNC_KERNEL_PART defined (see CMakeLists.txt)"
@@ -53,6 +54,9 @@ void put(device_kernel_table& table) {
     else
       k.fn = backends::cuda::device_loop_light<Sig, Op>;
     k.data = &f;
+    // Device reduce/accumulate/at kernels only for the reorderable operations (the
+    // ones reductions are used with): they double a loop's compile time.
+    if constexpr (is_fold_signature<Sig> && reorderable_loop<Op, Sig>) k.methods = backends::cuda::device_method_loop<Sig, Op>;
   }
 }
 

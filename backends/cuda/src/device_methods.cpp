@@ -5,6 +5,7 @@
 // calls). The only host copies of device data are index arrays (reduceat, at), which
 // the host must read to check them before anything is written.
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -94,7 +95,7 @@ dim_vector spread_strides(const std::vector<bool>& reduced, const array& result,
 
 void launch_fold(const loop_entry& loop, const device_context& ctx, const array& acc, const dim_vector& acc_strides,
                  const dim_vector& shape, const std::byte* x, const dim_vector& x_strides, const array& where,
-                 const dim_vector& where_strides) {
+                 const dim_vector& where_strides, const std::byte* start = nullptr) {
   const bool has_mask = where.valid();
   const plan_operand ops[3] = {{acc.data(), acc_strides},
                                {const_cast<std::byte*>(x), x_strides},
@@ -105,6 +106,10 @@ void launch_fold(const loop_entry& loop, const device_context& ctx, const array&
   c.kind = device_method::reduce;
   c.reorderable = loop.reorderable;
   c.has_mask = has_mask;
+  if (start != nullptr) {
+    c.has_start = true;
+    std::memcpy(c.start, start, loop.types.output(0).itemsize());
+  }
   c.ndim = plan.ndim();
   c.device = ctx.device;
   c.stream = ctx.s.handle;
@@ -119,13 +124,15 @@ void launch_fold(const loop_entry& loop, const device_context& ctx, const array&
 
 // Folds x (device, loop dtype) into acc (initialized): one box with a start value,
 // else the boxes that leave out the element copied in first (as the host engine).
+// start_in_kernel: acc is not initialized; the kernels start every output from p.start.
 void device_folds(const reduce_plan& p, const device_context& ctx, const array& x, const array& where, const array& acc,
-                  bool keepdims) {
+                  bool keepdims, bool start_in_kernel = false) {
   const dim_vector acc_strides = spread_strides(p.reduced, acc, keepdims);
   dim_vector where_strides(x.ndim(), 0);
   if (where.valid()) where_strides = broadcast_strides(where.shape(), where.strides(), x.shape());
   if (p.has_start) {
-    launch_fold(p.loop, ctx, acc, acc_strides, x.shape(), x.data(), x.strides(), where, where_strides);
+    launch_fold(p.loop, ctx, acc, acc_strides, x.shape(), x.data(), x.strides(), where, where_strides,
+                start_in_kernel ? p.start : nullptr);
     return;
   }
   dim_vector shape = x.shape();
@@ -181,16 +188,22 @@ array reduce_on_device(const function& f, const array& a, const reduce_options& 
                       !(where.valid() && may_share_memory(*out, where)) && !has_zero_stride(*out);
   const array acc = direct ? *out : device_empty(p.shape, p.type, ctx);
   if (acc.size() > 0) {
-    if (p.has_start)
-      cuda::cast(device_value(p.start, p.type, ctx), acc, ctx.s);
-    else
-      cuda::cast(first_slice(x, p, o.keepdims), acc, ctx.s);
-    if (out != nullptr && !direct && out->type() != p.type) {  // as the host: start values rounded in out's dtype
+    const bool round_trip = out != nullptr && !direct && out->type() != p.type;
+    // The kernels start from the start value themselves (no fill, no host-to-device
+    // copy) unless nothing is reduced or the start must round through out's dtype.
+    const bool start_in_kernel = p.has_start && x.size() > 0 && !round_trip;
+    if (!start_in_kernel) {
+      if (p.has_start)
+        cuda::cast(device_value(p.start, p.type, ctx), acc, ctx.s);
+      else
+        cuda::cast(first_slice(x, p, o.keepdims), acc, ctx.s);
+    }
+    if (round_trip) {  // as the host: start values rounded in out's dtype
       const array rounded = device_empty(p.shape, out->type(), ctx);
       cuda::cast(acc, rounded, ctx.s);
       cuda::cast(rounded, acc, ctx.s);
     }
-    device_folds(p, ctx, x, where, acc, o.keepdims);
+    device_folds(p, ctx, x, where, acc, o.keepdims, start_in_kernel);
   }
   return deliver(acc, out, ctx);
 }

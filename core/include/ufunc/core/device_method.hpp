@@ -27,9 +27,14 @@ struct device_method_call {
   device_method kind = device_method::reduce;
   bool reorderable = false;
   bool has_mask = false;  // reduce: operand 2 is a bool mask
-  int nin = 2;            // at: 1 for unary ufuncs (b unused)
-  int ndim = 1;           // dimensions after coalescing; 0 is the innermost
-  int axis = 0;           // accumulate: the accumulated dimension
+  /// reduce: acc is not initialized; every output starts from `start` (the loop's
+  /// dtype), so the host need not fill it first. With a fixed K > 0 and R > 0 every
+  /// output is written exactly once.
+  bool has_start = false;
+  alignas(16) unsigned char start[16] = {};
+  int nin = 2;   // at: 1 for unary ufuncs (b unused)
+  int ndim = 1;  // dimensions after coalescing; 0 is the innermost
+  int axis = 0;  // accumulate: the accumulated dimension
   int device = 0;
   void* stream = nullptr;  // cudaStream_t
   std::int64_t shape[max_ndim];

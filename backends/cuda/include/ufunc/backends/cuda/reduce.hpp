@@ -1,21 +1,24 @@
 // cuda backend, device side of the ufunc methods: reduce, accumulate (and through
 // them reduceat) and at, made from a loop's __host__ __device__ functor. nvcc only.
 //
-// reduce (acc[p] = f(acc[p], x[p, r]); acc is initialized by the host driver):
-//   * reorderable loop, innermost dimension reduced: *inner* kernel, a block per
-//     output (several blocks per output when outputs are fewer than the GPU holds,
-//     each over a fixed contiguous chunk, their partials combined by a second kernel
-//     in block order). Each thread folds its elements in a fixed order (4 loads in
-//     flight), then cub::BlockReduce combines the threads in its fixed tree. Chunks
-//     and block counts depend on the shape and the device's SM count only, so results
-//     are the same from run to run.
+// reduce (acc[p] = f(acc[p], x[p, r]); acc is initialized by the host driver, or
+// every output starts from the start value the call carries):
+//   * reorderable loop whose innermost dimension is reduced, or with fewer than 32
+//     outputs: *inner* kernel, a block per output (several blocks per output when
+//     outputs are fewer than the GPU holds, each over a fixed contiguous chunk, their
+//     partials combined by a second kernel in block order); a warp per output when
+//     outputs are many and short. Each thread folds its elements in a fixed order (4
+//     loads in flight; 16-byte loads for aligned contiguous runs, as cub's), then
+//     cub::BlockReduce / WarpReduce combine the threads in their fixed trees. Chunks,
+//     block counts and the load width depend on the shape, the SM count and the
+//     data's alignment only, so results are the same from run to run.
 //   * otherwise *outer* kernel: a thread per output, coalesced across outputs along
-//     the innermost kept dimension, folding the reduced positions in order. A loop
-//     that is not reorderable folds straight into acc (NumPy's order); a reorderable
-//     one with few outputs splits the reduced positions into fixed slices whose
-//     partials combine in slice order.
-//   Masks (where=) carry a "selected anything" flag with each partial value, so
-//   neither kernel needs an identity.
+//     the innermost kept dimension, folding the reduced positions in order (4 loads in
+//     flight). A loop that is not reorderable folds straight into acc (NumPy's
+//     order); a reorderable one with few outputs splits the reduced positions into
+//     fixed slices whose partials combine in slice order.
+//   Masks (where=) carry a "selected anything" flag with each partial value, so no
+//   kernel needs an identity.
 // accumulate: a thread per position of the other dimensions, out[i] = f(out[i-1], x[i]).
 // at: one block walks the index positions in order (NumPy's semantics for repeated
 //   indices with any functor: position k sees the result of position k-1); its
@@ -28,6 +31,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -35,6 +39,7 @@
 #include <complex>
 
 #include <cub/block/block_reduce.cuh>
+#include <cub/warp/warp_reduce.cuh>
 #include <cuda/std/complex>
 
 #include <ufunc/backends/cuda/runtime.hpp>
@@ -98,8 +103,7 @@ struct dims {
   std::int64_t x[max_kernel_dims];
   std::int64_t acc[max_kernel_dims];
   std::int64_t mask[max_kernel_dims];
-  __device__ __forceinline__ void offsets(std::int64_t i, std::int64_t& ox, std::int64_t& oa,
-                                          std::int64_t& om) const {
+  __device__ __forceinline__ void offsets(std::int64_t i, std::int64_t& ox, std::int64_t& oa, std::int64_t& om) const {
     for (int d = 0; d < n; ++d) {
       const std::int64_t q = i / extent[d];
       const std::int64_t idx = i - q * extent[d];
@@ -120,7 +124,21 @@ struct reduce_params {
   std::int64_t nb;     // blocks per output (inner) or slices (outer)
   std::int64_t chunk;  // reduced positions per block or slice
   void* partials;
+  bool has_start;  // acc is not initialized: every output starts from `start`
+  alignas(16) unsigned char start[16];
 };
+
+// The last step of every output: acc = f(base, total), where base is the start value
+// (when the host passed it instead of filling acc) or acc's own value.
+template <class F, class T>
+__device__ __forceinline__ void finish(const F& f, const reduce_params& p, T* acc, const maybe<T>& total) {
+  T base;
+  if (p.has_start)
+    memcpy(&base, p.start, sizeof(T));
+  else
+    base = *acc;
+  *acc = total.valid ? static_cast<T>(f(base, total.v)) : base;
+}
 
 // The reduced position r of one output: x and mask offsets.
 __device__ __forceinline__ void reduced_offset(const dims& red, std::int64_t r, std::int64_t& ox, std::int64_t& om) {
@@ -134,7 +152,16 @@ __device__ __forceinline__ void reduced_offset(const dims& red, std::int64_t r, 
   red.offsets(r, ox, oa, om);
 }
 
-template <class F, class T, bool Mask>
+// 16-byte loads of contiguous runs (cub's vectorized loads): V elements per load.
+template <class T>
+struct alignas(16) vector16 {
+  static constexpr int size = 16 / static_cast<int>(sizeof(T));
+  T v[size];
+};
+template <class T>
+inline constexpr bool vector_loads = sizeof(T) < 16 && 16 % sizeof(T) == 0;
+
+template <class F, class T, bool Mask, bool Vec>
 __global__ void __launch_bounds__(threads) reduce_inner_kernel(F f, reduce_params p) {
   using M = maybe<T>;
   const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) / p.nb;
@@ -146,6 +173,29 @@ __global__ void __launch_bounds__(threads) reduce_inner_kernel(F f, reduce_param
   const std::int64_t r0 = b * p.chunk, r1 = min(p.R, r0 + p.chunk);
   M t{T{}, false};
   std::int64_t r = r0 + threadIdx.x;
+  if constexpr (Vec && vector_loads<T>) {
+    // Contiguous and 16-byte aligned (checked on the host): each thread folds whole
+    // vectors, four in flight, then the block's tail element by element.
+    using V = vector16<T>;
+    const V* xv = reinterpret_cast<const V*>(x + r0 * static_cast<std::int64_t>(sizeof(T)));
+    const std::int64_t nv = (r1 - r0) / V::size;
+    std::int64_t i = threadIdx.x;
+    for (; i + (unroll - 1) * threads < nv; i += unroll * threads) {
+      V v[unroll];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) v[u] = xv[i + u * threads];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u)
+#pragma unroll
+        for (int e = 0; e < V::size; ++e) fold(f, t, v[u].v[e]);
+    }
+    for (; i < nv; i += threads) {
+      const V v = xv[i];
+#pragma unroll
+      for (int e = 0; e < V::size; ++e) fold(f, t, v.v[e]);
+    }
+    r = r0 + nv * V::size + threadIdx.x;
+  }
   // Four loads in flight per thread, folded in order.
   for (; r + (unroll - 1) * threads < r1; r += unroll * threads) {
     T v[unroll];
@@ -170,14 +220,52 @@ __global__ void __launch_bounds__(threads) reduce_inner_kernel(F f, reduce_param
   __shared__ typename block_reduce::TempStorage storage;
   const M total = block_reduce(storage).Reduce(t, maybe_op<F, T>{f});
   if (threadIdx.x != 0) return;
-  if (p.nb == 1) {
-    if (total.valid) {
-      T* acc = reinterpret_cast<T*>(p.acc + ka);
-      *acc = static_cast<T>(f(*acc, total.v));
-    }
-  } else {
+  if (p.nb == 1)
+    finish(f, p, reinterpret_cast<T*>(p.acc + ka), total);
+  else
     static_cast<M*>(p.partials)[k * p.nb + b] = total;
+}
+
+// Many short reductions: a warp per output (8 per block), lanes folding in order,
+// then cub::WarpReduce in its fixed tree.
+constexpr int warps_per_block = threads / 32;
+
+template <class F, class T, bool Mask>
+__global__ void __launch_bounds__(threads) reduce_warp_kernel(F f, reduce_params p) {
+  using M = maybe<T>;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * warps_per_block + warp;
+  using warp_reduce = cub::WarpReduce<M>;
+  __shared__ typename warp_reduce::TempStorage storage[warps_per_block];
+  M t{T{}, false};
+  std::int64_t kx = 0, ka = 0, km = 0;
+  if (k < p.K) {
+    p.kept.offsets(k, kx, ka, km);
+    const char* x = p.x + kx;
+    const char* mask = p.mask + km;
+    std::int64_t r = lane;
+    for (; r + (unroll - 1) * 32 < p.R; r += unroll * 32) {
+      T v[unroll];
+      bool sel[unroll];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) {
+        std::int64_t ox, om;
+        reduced_offset(p.red, r + u * 32, ox, om);
+        v[u] = ld<T>(x + ox);
+        sel[u] = !Mask || ld<bool>(mask + om);
+      }
+#pragma unroll
+      for (int u = 0; u < unroll; ++u)
+        if (sel[u]) fold(f, t, v[u]);
+    }
+    for (; r < p.R; r += 32) {
+      std::int64_t ox, om;
+      reduced_offset(p.red, r, ox, om);
+      if (!Mask || ld<bool>(mask + om)) fold(f, t, ld<T>(x + ox));
+    }
   }
+  const M total = warp_reduce(storage[warp]).Reduce(t, maybe_op<F, T>{f});
+  if (lane == 0 && k < p.K) finish(f, p, reinterpret_cast<T*>(p.acc + ka), total);
 }
 
 // The partials of one output's blocks, in block order, into acc.
@@ -191,11 +279,10 @@ __global__ void __launch_bounds__(threads) combine_blocks_kernel(F f, reduce_par
   using block_reduce = cub::BlockReduce<M, threads>;
   __shared__ typename block_reduce::TempStorage storage;
   const M total = block_reduce(storage).Reduce(t, maybe_op<F, T>{f});
-  if (threadIdx.x == 0 && total.valid) {
+  if (threadIdx.x == 0) {
     std::int64_t kx = 0, ka = 0, km = 0;
     p.kept.offsets(k, kx, ka, km);
-    T* acc = reinterpret_cast<T*>(p.acc + ka);
-    *acc = static_cast<T>(f(*acc, total.v));
+    finish(f, p, reinterpret_cast<T*>(p.acc + ka), total);
   }
 }
 
@@ -210,20 +297,41 @@ __global__ void __launch_bounds__(threads) reduce_outer_kernel(F f, reduce_param
   p.kept.offsets(k, kx, ka, km);
   T* acc = reinterpret_cast<T*>(p.acc + ka);
   M t{T{}, false};
-  if constexpr (Direct) t = M{*acc, true};
+  if constexpr (Direct) {
+    t.valid = true;
+    if (p.has_start)
+      memcpy(&t.v, p.start, sizeof(T));
+    else
+      t.v = *acc;
+  }
   const std::int64_t r0 = s * p.chunk, r1 = min(p.R, r0 + p.chunk);
-  for (std::int64_t r = r0; r < r1; ++r) {
+  std::int64_t r = r0;
+  // Four loads in flight, folded in order.
+  for (; r + unroll <= r1; r += unroll) {
+    T v[unroll];
+    bool sel[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      std::int64_t ox, om;
+      reduced_offset(p.red, r + u, ox, om);
+      v[u] = ld<T>(p.x + kx + ox);
+      sel[u] = !Mask || ld<bool>(p.mask + km + om);
+    }
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+      if (sel[u]) fold(f, t, v[u]);
+  }
+  for (; r < r1; ++r) {
     std::int64_t ox, om;
     reduced_offset(p.red, r, ox, om);
     if (!Mask || ld<bool>(p.mask + km + om)) fold(f, t, ld<T>(p.x + kx + ox));
   }
-  if constexpr (Direct) {
+  if constexpr (Direct)
     *acc = t.v;
-  } else if (p.nb == 1) {
-    if (t.valid) *acc = static_cast<T>(f(*acc, t.v));
-  } else {
+  else if (p.nb == 1)
+    finish(f, p, acc, t);
+  else
     static_cast<M*>(p.partials)[s * p.K + k] = t;
-  }
 }
 
 template <class F, class T>
@@ -234,11 +342,9 @@ __global__ void __launch_bounds__(threads) combine_slices_kernel(F f, reduce_par
   const M* parts = static_cast<const M*>(p.partials);
   M t{T{}, false};
   for (std::int64_t s = 0; s < p.nb; ++s) t = maybe_op<F, T>{f}(t, parts[s * p.K + k]);
-  if (!t.valid) return;
   std::int64_t kx = 0, ka = 0, km = 0;
   p.kept.offsets(k, kx, ka, km);
-  T* acc = reinterpret_cast<T*>(p.acc + ka);
-  *acc = static_cast<T>(f(*acc, t.v));
+  finish(f, p, reinterpret_cast<T*>(p.acc + ka), t);
 }
 
 struct accumulate_params {
@@ -327,6 +433,8 @@ struct methods {
     p.acc = reinterpret_cast<char*>(c.base[0]);
     p.x = reinterpret_cast<const char*>(c.base[1]);
     p.mask = c.has_mask ? reinterpret_cast<const char*>(c.base[2]) : nullptr;
+    p.has_start = c.has_start;
+    std::memcpy(p.start, c.start, sizeof(p.start));
     p.K = p.R = 1;
     for (int d = 0; d < c.ndim; ++d) {
       if (c.shape[d] == 1) continue;
@@ -341,11 +449,13 @@ struct methods {
     if (p.K == 0 || p.R == 0) return;
     const int sms = sm_count(c.device);
     std::shared_ptr<void> partials;
-    const bool inner = c.reorderable && p.red.n > 0 && c.strides[0][0] == 0 && c.shape[0] > 1;
+    // Block reductions for reorderable loops when the innermost dimension is reduced,
+    // or when outputs are too few to occupy the threads of even one block.
+    const bool inner = c.reorderable && p.red.n > 0 && ((c.strides[0][0] == 0 && c.shape[0] > 1) || p.K < 32);
     if (inner) {
       // Blocks per output: enough to fill the GPU when outputs are few, each over a
       // whole number of tiles (threads * unroll positions).
-      const std::int64_t target = static_cast<std::int64_t>(sms) * 4;
+      const std::int64_t target = static_cast<std::int64_t>(sms) * 8;
       const std::int64_t tile = threads * unroll;
       std::int64_t nb = p.K >= target ? 1 : std::min((target + p.K - 1) / p.K, (p.R + tile - 1) / tile);
       nb = std::max<std::int64_t>(nb, 1);
@@ -356,11 +466,27 @@ struct methods {
         partials = allocate(static_cast<std::size_t>(p.K * p.nb) * sizeof(M), c.device, stream_ref{stream});
         p.partials = partials.get();
       }
+      if (p.nb == 1 && p.R <= 8192) {  // many short outputs: a warp each
+        const std::int64_t blocks = (p.K + warps_per_block - 1) / warps_per_block;
+        if (c.has_mask)
+          reduce_warp_kernel<F, T, true><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(f, p);
+        else
+          reduce_warp_kernel<F, T, false><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(f, p);
+        check(cudaGetLastError(), "launching a reduction kernel");
+        return;
+      }
       const auto blocks = static_cast<unsigned>(p.K * p.nb);
+      // 16-byte loads where every block's run starts 16-byte aligned.
+      bool vec = vector_loads<T> && !c.has_mask && p.red.n == 1 && p.red.x[0] == static_cast<std::int64_t>(sizeof(T)) &&
+                 reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0 &&
+                 (p.chunk * static_cast<std::int64_t>(sizeof(T))) % 16 == 0;
+      for (int d = 0; d < p.kept.n && vec; ++d) vec = p.kept.x[d] % 16 == 0;
       if (c.has_mask)
-        reduce_inner_kernel<F, T, true><<<blocks, threads, 0, stream>>>(f, p);
+        reduce_inner_kernel<F, T, true, false><<<blocks, threads, 0, stream>>>(f, p);
+      else if (vec)
+        reduce_inner_kernel<F, T, false, true><<<blocks, threads, 0, stream>>>(f, p);
       else
-        reduce_inner_kernel<F, T, false><<<blocks, threads, 0, stream>>>(f, p);
+        reduce_inner_kernel<F, T, false, false><<<blocks, threads, 0, stream>>>(f, p);
       check(cudaGetLastError(), "launching a reduction kernel");
       if (p.nb > 1) {
         if (p.K > 0x7fffffff) throw value_error("cuda: reduction too large for one launch");
@@ -373,7 +499,7 @@ struct methods {
     // positions into slices (at least 64 positions each).
     std::int64_t slices = 1;
     if (c.reorderable) {
-      const std::int64_t want = static_cast<std::int64_t>(sms) * threads * 4;
+      const std::int64_t want = static_cast<std::int64_t>(sms) * threads * 8;
       if (p.K < want) slices = std::min<std::int64_t>({(want + p.K - 1) / p.K, (p.R + 63) / 64, 65535});
       slices = std::max<std::int64_t>(slices, 1);
     }
