@@ -28,6 +28,7 @@
 #include <cuda/std/tuple>
 
 #include <ufunc/backends/cpu/loops.hpp>
+#include <ufunc/backends/cuda/device_types.hpp>
 #include <ufunc/backends/cuda/reduce.hpp>
 #include <ufunc/backends/cuda/runtime.hpp>
 #include <ufunc/core/device_call.hpp>
@@ -39,20 +40,6 @@ namespace ufunc::backends::cuda {
 
 namespace detail {
 
-// std::complex is not usable in device code; the same bytes are read as
-// cuda::std::complex, which has the same layout.
-template <class T>
-struct device_type {
-  using type = T;
-};
-template <class T>
-struct device_type<std::complex<T>> {
-  using type = ::cuda::std::complex<T>;
-};
-template <class T>
-using device_t = typename device_type<T>::type;
-
-constexpr int max_kernel_dims = 8;
 // Below this many elements the launch dominates and cub::DeviceTransform's host-side
 // dispatch costs more than its tiling gains (bench/RESULTS.md, per-call case).
 constexpr std::int64_t cub_min_elements = 1 << 16;
@@ -230,7 +217,8 @@ struct device_loop<F, R(A...)> {
         contiguous_kernel<F, R, A...><<<blocks, block_threads, 0, stream>>>(
             f, static_cast<int>(c.size), reinterpret_cast<device_t<R>*>(c.base[nin]),
             reinterpret_cast<const device_t<A>*>(c.base[I])...);
-      }(std::index_sequence_for<A...>{});
+      }
+      (std::index_sequence_for<A...>{});
       check(cudaGetLastError(), "launching a ufunc kernel");
       return true;
     } else {
@@ -248,7 +236,8 @@ struct device_loop<F, R(A...)> {
                     ::cuda::std::make_tuple(reinterpret_cast<const device_t<A>*>(c.base[I])...),
                     reinterpret_cast<device_t<R>*>(c.base[nin]), c.size, transform_adapter<F, R, A...>{f}, stream),
                 "cub::DeviceTransform");
-        }(std::index_sequence_for<A...>{});
+        }
+        (std::index_sequence_for<A...>{});
         check(cudaGetLastError(), "launching cub::DeviceTransform");
         return;
       }

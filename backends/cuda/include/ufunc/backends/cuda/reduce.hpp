@@ -42,6 +42,7 @@
 #include <cub/warp/warp_reduce.cuh>
 #include <cuda/std/complex>
 
+#include <ufunc/backends/cuda/device_types.hpp>
 #include <ufunc/backends/cuda/runtime.hpp>
 #include <ufunc/core/device_method.hpp>
 #include <ufunc/core/error.hpp>
@@ -51,20 +52,8 @@ namespace ufunc::backends::cuda {
 
 namespace method_detail {
 
-// As loops.hpp (which includes this header for make_loop): std::complex is read as
-// cuda::std::complex on the device.
-template <class T>
-struct device_type {
-  using type = T;
-};
-template <class T>
-struct device_type<std::complex<T>> {
-  using type = ::cuda::std::complex<T>;
-};
-template <class T>
-using device_t = typename device_type<T>::type;
-
-constexpr int max_kernel_dims = 8;
+using detail::device_t;
+using detail::max_kernel_dims;
 
 constexpr int threads = 256;
 constexpr int unroll = 4;
