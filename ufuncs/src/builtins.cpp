@@ -27,10 +27,10 @@ struct arch_choice {
   bool (*supported)();
 };
 
-#define UFUNC_FILLERS(arch)                                                                         \
-  {                                                                                                  \
+#define UFUNC_FILLERS(arch)                                                                               \
+  {                                                                                                       \
     &ufuncs::arch##_p0::fill_kernels, &ufuncs::arch##_p1::fill_kernels, &ufuncs::arch##_p2::fill_kernels, \
-        &ufuncs::arch##_p3::fill_kernels                                                             \
+        &ufuncs::arch##_p3::fill_kernels                                                                  \
   }
 
 // Best first. __builtin_cpu_supports also checks that the OS saves the wider
@@ -156,8 +156,7 @@ constexpr alias_info aliases[] = {
 };
 
 bool is_integer(dtype t) {
-  return t.kind() == dtype_kind::boolean || t.kind() == dtype_kind::signed_int ||
-         t.kind() == dtype_kind::unsigned_int;
+  return t.kind() == dtype_kind::boolean || t.kind() == dtype_kind::signed_int || t.kind() == dtype_kind::unsigned_int;
 }
 
 // NumPy's true division: booleans and integers divide as float64.

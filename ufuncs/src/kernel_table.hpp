@@ -3,8 +3,8 @@
 // share of a kernel_table; builtins.cpp picks the best the running CPU supports.
 #pragma once
 
-#include <ufunc/core/dtype.hpp>
 #include <ufunc/core/device_method.hpp>
+#include <ufunc/core/dtype.hpp>
 #include <ufunc/core/loop.hpp>
 
 namespace ufunc::ufuncs {
@@ -46,8 +46,8 @@ struct device_kernel_table {
 
 // One filler per compiled instruction set and part; each fills only what it has
 // native code for (the baseline fills everything).
-#define UFUNC_DECLARE_KERNEL_FILLER(ns) \
-  namespace ns {                        \
+#define UFUNC_DECLARE_KERNEL_FILLER(ns)   \
+  namespace ns {                          \
   void fill_kernels(kernel_table& table); \
   }
 #define UFUNC_DECLARE_KERNEL_FILLERS(arch) \

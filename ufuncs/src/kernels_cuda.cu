@@ -56,7 +56,8 @@ void put(device_kernel_table& table) {
     k.data = &f;
     // Device reduce/accumulate/at kernels only for the reorderable operations (the
     // ones reductions are used with): they double a loop's compile time.
-    if constexpr (is_fold_signature<Sig> && reorderable_loop<Op, Sig>) k.methods = backends::cuda::device_method_loop<Sig, Op>;
+    if constexpr (is_fold_signature<Sig> && reorderable_loop<Op, Sig>)
+      k.methods = backends::cuda::device_method_loop<Sig, Op>;
   }
 }
 

@@ -33,7 +33,8 @@ UFUNC_REORDERABLE(gcd)
 
 /// Integer products wrap, so they regroup freely; float products do not.
 template <class Op, class T>
-inline constexpr bool reorderable_for = reorderable_op<Op> || (std::is_same_v<Op, ops::multiply> && std::is_integral_v<T>);
+inline constexpr bool reorderable_for = reorderable_op<Op> ||
+                                        (std::is_same_v<Op, ops::multiply> && std::is_integral_v<T>);
 
 /// T(T, T): a signature reduce, accumulate and reduceat can use.
 template <class Sig>

@@ -88,28 +88,28 @@ batch<T, A> negate(const batch<T, A>& a) {
 // trunc and nearbyint lose the sign of zero on some instruction sets; copysign
 // restores it (the result always has the argument's sign). Its exp and log are
 // not used: they overflow early and mishandle subnormals.
-#define UFUNC_SIMD_BINARY(name, concept_, expr)                                           \
-  struct name : ops::name {                                                              \
-    using ops::name::operator();                                                         \
-    template <concept_ T, class A>                                                       \
-    batch<T, A> operator()(const batch<T, A>& a, const batch<T, A>& b) const {           \
-      return expr;                                                                       \
-    }                                                                                    \
+#define UFUNC_SIMD_BINARY(name, concept_, expr)                                \
+  struct name : ops::name {                                                    \
+    using ops::name::operator();                                               \
+    template <concept_ T, class A>                                             \
+    batch<T, A> operator()(const batch<T, A>& a, const batch<T, A>& b) const { \
+      return expr;                                                             \
+    }                                                                          \
   };
-#define UFUNC_SIMD_UNARY(name, concept_, expr)                                            \
-  struct name : ops::name {                                                              \
-    using ops::name::operator();                                                         \
-    template <concept_ T, class A>                                                       \
-    batch<T, A> operator()(const batch<T, A>& a) const {                                 \
-      return expr;                                                                       \
-    }                                                                                    \
+#define UFUNC_SIMD_UNARY(name, concept_, expr)           \
+  struct name : ops::name {                              \
+    using ops::name::operator();                         \
+    template <concept_ T, class A>                       \
+    batch<T, A> operator()(const batch<T, A>& a) const { \
+      return expr;                                       \
+    }                                                    \
   };
 
 UFUNC_SIMD_BINARY(add, batch_number, wrapping(a, b, [](auto x, auto y) { return x + y; }))
 UFUNC_SIMD_BINARY(subtract, batch_number, wrapping(a, b, [](auto x, auto y) { return x - y; }))
 UFUNC_SIMD_BINARY(multiply, batch_number, wrapping(a, b, [](auto x, auto y) { return x * y; }))
 UFUNC_SIMD_BINARY(divide, batch_float, a / b)
-UFUNC_SIMD_BINARY(bitwise_and, batch_int, a & b)
+UFUNC_SIMD_BINARY(bitwise_and, batch_int, a& b)
 UFUNC_SIMD_BINARY(bitwise_or, batch_int, a | b)
 UFUNC_SIMD_BINARY(bitwise_xor, batch_int, a ^ b)
 UFUNC_SIMD_BINARY(copysign, batch_float, xsimd::copysign(a, b))
@@ -152,10 +152,10 @@ struct power : ops::power {
 
 }  // namespace simd_ops
 
-#define UFUNC_SIMD_VERSION(name)       \
-  template <>                          \
-  struct simd_version<ops::name> {     \
-    using type = simd_ops::name;       \
+#define UFUNC_SIMD_VERSION(name)   \
+  template <>                      \
+  struct simd_version<ops::name> { \
+    using type = simd_ops::name;   \
   };
 UFUNC_SIMD_VERSION(power)
 UFUNC_SIMD_VERSION(add)

@@ -44,9 +44,8 @@ using xsimd::any;
 template <class T, class Arch>
 inline constexpr bool can_stream =
 #if defined(UFUNC_SIMD_X86_STREAM)
-    has_batch<T, Arch> &&
-    (std::is_base_of_v<xsimd::avx512f, Arch> || std::is_base_of_v<xsimd::avx, Arch> ||
-     std::is_base_of_v<xsimd::sse2, Arch>);
+    has_batch<T, Arch> && (std::is_base_of_v<xsimd::avx512f, Arch> || std::is_base_of_v<xsimd::avx, Arch> ||
+                           std::is_base_of_v<xsimd::sse2, Arch>);
 #else
     false;
 #endif
