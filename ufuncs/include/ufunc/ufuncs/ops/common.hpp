@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include <ufunc/core/config.hpp>
+#include <ufunc/core/detail/convert.hpp>
 
 #if defined(__CUDACC__)
 #include <cuda/std/cmath>
@@ -31,15 +32,8 @@
 
 namespace ufunc::ops {
 
-/// std::complex<T> or cuda::std::complex<T>.
-template <class T>
-struct is_complex : std::false_type {};
-template <class T>
-struct is_complex<std::complex<T>> : std::true_type {};
-#if defined(__CUDACC__)
-template <class T>
-struct is_complex<::cuda::std::complex<T>> : std::true_type {};
-#endif
+/// std::complex<T> or cuda::std::complex<T> (the trait the casts use).
+using ufunc::detail::is_complex;
 
 template <class T>
 concept complex_number = is_complex<T>::value;
