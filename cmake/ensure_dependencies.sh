@@ -9,7 +9,7 @@ ufunc_ensure_dependencies() {
   local preset=$1
   local packages=(cmake g++ make libxsimd-dev doctest-dev)
   case "$preset" in
-    tbb | all) packages+=(libtbb-dev) ;;
+    tbb | all | tsan) packages+=(libtbb-dev) ;;
   esac
   case "$preset" in
     cuda | all)

@@ -83,37 +83,44 @@ bool try_contiguous_device_call(const loop_call& c, result_list& results) {
 // waits). Otherwise every array operand must be on the same device: mixing host and
 // device arrays is an error, so no transfer ever happens unasked.
 result_list run_loop_on_device(const loop_call& c) {
-  const std::string name(c.name);
   const auto& types = c.types;
   const auto& options = c.options;
   const int nin = types.nin(), nout = types.nout(), nargs = nin + nout;
   const bool has_where = options.where.valid();
 
-  std::optional<ufunc::device> device_seen;
+  // Messages are built only on the error paths: this runs on every call.
+  const array* first_on_device = nullptr;
   bool any_host = false;
-  auto place = [&](const array& a, const std::string& what) {
+  auto operand_name = [&](int k) {
+    if (k < nin) return "input " + std::to_string(k);
+    if (k < nargs) return "out[" + std::to_string(k - nin) + "]";
+    return std::string("where");
+  };
+  auto place = [&](const array& a, int k) {
     if (a.device().is_host()) {
       any_host = true;
-    } else if (!device_seen) {
-      device_seen = a.device();
-    } else if (*device_seen != a.device()) {
-      throw target_error("ufunc '" + name + "': " + what + " is on " + a.device().str() +
-                         " but another operand is on " + device_seen->str());
+    } else if (first_on_device == nullptr) {
+      first_on_device = &a;
+    } else if (first_on_device->device() != a.device()) {
+      throw target_error("ufunc '" + std::string(c.name) + "': " + operand_name(k) + " is on " + a.device().str() +
+                         " but another operand is on " + first_on_device->device().str());
     }
   };
   for (int i = 0; i < nin; ++i)
-    if (!c.inputs[i].is_scalar()) place(c.inputs[i].as_array(), "input " + std::to_string(i));
-  for (std::size_t i = 0; i < options.out.size(); ++i) place(options.out[i], "out[" + std::to_string(i) + "]");
-  if (has_where) place(options.where, "where");
+    if (!c.inputs[i].is_scalar()) place(c.inputs[i].as_array(), i);
+  for (std::size_t i = 0; i < options.out.size(); ++i) place(options.out[i], nin + static_cast<int>(i));
+  if (has_where) place(options.where, nargs);
+  const std::optional<ufunc::device> device_seen =
+      first_on_device ? std::optional<ufunc::device>(first_on_device->device()) : std::nullopt;
   if (device_seen && any_host)
-    throw target_error("ufunc '" + name +
+    throw target_error("ufunc '" + std::string(c.name) +
                        "': mixed host and device operands; move them with ufunc::to_device() or "
                        "ufunc::to_host() first (calls never copy device data implicitly)");
   const bool host_in_host_out = !device_seen;
   const int device = device_seen ? device_seen->index : 0;
   cuda::require_device(device);
   if (c.device_fn == nullptr)
-    throw target_error("ufunc '" + name + "': loop " + types.str() +
+    throw target_error("ufunc '" + std::string(c.name) + "': loop " + types.str() +
                        " has no CUDA code (make the ufunc with vectorize<Sig, target::cuda> in a .cu file)");
   const stream_ref s{options.stream.handle ? options.stream.handle : cuda::current_stream().handle};
   if (!host_in_host_out) {

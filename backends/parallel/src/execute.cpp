@@ -15,47 +15,7 @@
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
 
-#if defined(__SANITIZE_THREAD__)
-#include <sanitizer/tsan_interface.h>
-// Debian's libtbb is not built with ThreadSanitizer, which therefore cannot see
-// the synchronization TBB does when it hands out and joins tasks. These two
-// annotations state it: the caller's writes happen before every piece, and every
-// piece happens before parallel_for returns.
-#define UFUNC_TSAN_RELEASE(p) __tsan_release(p)
-#define UFUNC_TSAN_ACQUIRE(p) __tsan_acquire(p)
-#else
-#define UFUNC_TSAN_RELEASE(p) ((void)(p))
-#define UFUNC_TSAN_ACQUIRE(p) ((void)(p))
-#endif
-
-namespace {
-// Releases on scope exit, so that a piece that throws still publishes its writes.
-struct release_on_exit {
-  [[maybe_unused]] char* token;
-  ~release_on_exit() { UFUNC_TSAN_RELEASE(token); }
-};
-struct acquire_on_exit {
-  [[maybe_unused]] char* token;
-  ~acquire_on_exit() { UFUNC_TSAN_ACQUIRE(token); }
-};
-
-// The addresses one call's annotations synchronize on: `start` (the caller releases
-// it, each piece acquires it) and `end` (each piece releases it, the caller acquires
-// it after the join). Two, so that the pieces do not synchronize with each other,
-// and fresh heap bytes per call, so that no other call (another user thread's, or a
-// later one) shares them: freeing them clears ThreadSanitizer's state for them. Races
-// between pieces, or between concurrent calls, therefore stay visible.
-struct tsan_tokens {
-#if defined(__SANITIZE_THREAD__)
-  std::unique_ptr<char[]> bytes = std::make_unique<char[]>(2);
-  char* start() const noexcept { return bytes.get(); }
-  char* end() const noexcept { return bytes.get() + 1; }
-#else
-  static constexpr char* start() noexcept { return nullptr; }
-  static constexpr char* end() noexcept { return nullptr; }
-#endif
-};
-}  // namespace
+#include "tsan_sync.hpp"
 
 namespace ufunc::backends::parallel {
 
@@ -161,23 +121,20 @@ void execute(const elementwise_task& task) {
     return;
   }
   const std::int64_t g = grain();
-  const tsan_tokens tokens;
+  const tsan_sync sync;
   auto body = [&] {
     // Pieces are whole multiples of the grain, so the same call always splits
     // the same way (reductions rely on that); elementwise results do not depend
     // on the split at all.
     tbb::parallel_for(
         tbb::blocked_range<std::int64_t>(0, (n + g - 1) / g),
-        // The tokens by value: a piece must not read the caller's stack before it acquires.
-        [&task, n, g, start = tokens.start(), end = tokens.end()](const tbb::blocked_range<std::int64_t>& r) {
-          UFUNC_TSAN_ACQUIRE(start);
-          const release_on_exit publish{end};
+        [&task, tokens = sync.piece_tokens(), n, g](const tbb::blocked_range<std::int64_t>& r) {
+          const tsan_sync::piece_scope scope(tokens);
           task.run(r.begin() * g, std::min(n, r.end() * g));
         },
         tbb::simple_partitioner());
   };
-  UFUNC_TSAN_RELEASE(tokens.start());
-  const acquire_on_exit join{tokens.end()};  // also when a piece threw
+  const tsan_sync::call_scope call(sync);
   auto& s = arena_state();
   std::shared_lock lock(s.mutex);
   if (s.arena)

@@ -13,36 +13,17 @@
 #include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/detail/method_task.hpp>
 
-#if defined(__SANITIZE_THREAD__)
-#include <sanitizer/tsan_interface.h>
-// As in execute.cpp: TSan cannot see TBB's own synchronization (Debian's libtbb is
-// not instrumented), so the happens-before edges are stated.
-#define UFUNC_TSAN_RELEASE(p) __tsan_release(p)
-#define UFUNC_TSAN_ACQUIRE(p) __tsan_acquire(p)
-#else
-#define UFUNC_TSAN_RELEASE(p) ((void)(p))
-#define UFUNC_TSAN_ACQUIRE(p) ((void)(p))
-#endif
+#include "tsan_sync.hpp"
 
 namespace ufunc::backends::parallel {
 
 namespace {
 
-[[maybe_unused]] char tsan_token;
-
-struct release_on_exit {
-  ~release_on_exit() { UFUNC_TSAN_RELEASE(&tsan_token); }
-};
-struct acquire_on_exit {
-  ~acquire_on_exit() { UFUNC_TSAN_ACQUIRE(&tsan_token); }
-};
-
 // One piece of work on whichever thread runs it, with its floating-point flags
 // gathered into the task (errstate) when the caller asked for them.
 template <class Fn>
-void piece(const detail::unit_task& task, Fn&& fn) {
-  UFUNC_TSAN_ACQUIRE(&tsan_token);
-  const release_on_exit publish;
+void piece(const detail::unit_task& task, tsan_sync::tokens tokens, Fn&& fn) {
+  const tsan_sync::piece_scope scope(tokens);
   if (!task.gather_fp()) {
     fn();
     return;
@@ -55,10 +36,15 @@ void piece(const detail::unit_task& task, Fn&& fn) {
 struct run_context {
   const detail::unit_task* task;
   std::int64_t grain;
+  const tsan_sync* sync;
 };
 
 void run(void* context) {
-  const auto& c = *static_cast<const run_context*>(context);
+  const auto* pc = static_cast<const run_context*>(context);
+  // run_in_arena may run this on another thread than the caller's: acquire first.
+  const tsan_sync::piece_scope runner(pc->sync->piece_tokens());
+  const auto& c = *pc;
+  const auto tokens = c.sync->piece_tokens();
   const detail::unit_task& task = *c.task;
   const std::int64_t units = task.units();
   const std::int64_t per_unit = std::max<std::int64_t>(1, task.size() / units);
@@ -73,16 +59,18 @@ void run(void* context) {
     const std::int64_t per_block = std::max<std::int64_t>(1, per_unit / blocks);
     const std::int64_t bgrain = std::max<std::int64_t>(1, c.grain / per_block);
     for (std::int64_t u = 0; u < units; ++u) {
+      c.sync->publish();  // this runner's reads of the partials before the pieces rewrite them
       tbb::parallel_for(
           tbb::blocked_range<std::int64_t>(0, (blocks + bgrain - 1) / bgrain),
           [&](const tbb::blocked_range<std::int64_t>& r) {
-            piece(task, [&] {
+            piece(task, tokens, [&] {
               task.block_partials(u, r.begin() * bgrain, std::min(blocks, r.end() * bgrain), partials.data(),
                                   nonempty.get());
             });
           },
           tbb::simple_partitioner());
-      piece(task, [&] { task.combine(u, partials.data(), nonempty.get()); });
+      c.sync->join();
+      piece(task, tokens, [&] { task.combine(u, partials.data(), nonempty.get()); });
     }
     return;
   }
@@ -90,7 +78,7 @@ void run(void* context) {
   tbb::parallel_for(
       tbb::blocked_range<std::int64_t>(0, (units + ugrain - 1) / ugrain),
       [&](const tbb::blocked_range<std::int64_t>& r) {
-        piece(task, [&] { task.run_units(r.begin() * ugrain, std::min(units, r.end() * ugrain)); });
+        piece(task, tokens, [&] { task.run_units(r.begin() * ugrain, std::min(units, r.end() * ugrain)); });
       },
       tbb::simple_partitioner());
 }
@@ -105,9 +93,9 @@ void execute_units(const detail::unit_task& task) {
     task.run_units(0, units);
     return;
   }
-  run_context context{&task, g};
-  UFUNC_TSAN_RELEASE(&tsan_token);
-  const acquire_on_exit join;  // also when a piece threw
+  const tsan_sync sync;
+  run_context context{&task, g, &sync};
+  const tsan_sync::call_scope call(sync);
   run_in_arena(&run, &context);
 }
 
