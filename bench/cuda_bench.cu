@@ -13,9 +13,11 @@
 //   add_*            3 * n * itemsize (two inputs read, one output written); memcpy rows: 2 * n * itemsize
 //                    (the output's size, read once and written once)
 //   bcast_f32*       the OUTPUT bytes only, n * 4 (the inputs are 2 * 32 KiB), as CuPy's 819 GB/s in the issue
+//   outer_f32*       multiply.outer of two 8192-vectors: the OUTPUT bytes only, as bcast_f32
 //   strided_f32*     the bytes the result needs, 3 * n * 4; the GPU actually reads whole 32-byte sectors, so DRAM
 //                    sees the full (8192, 16384) inputs: 2 * 2 * n * 4 read + n * 4 written
 //   percall_*        3 * 1024 * itemsize; median_us is host time per call (the GB/s column means little there)
+//   percall_f32_enqueue  the same, in batches of 100 calls that never fill the launch queue (the host's own cost)
 //
 // Device times (every case but percall_*) are CUDA event times of ONE call, median over reps. Before each rep the
 // stream is held by a kernel that spins on a host flag until the call has been enqueued, so the events bracket GPU
@@ -277,6 +279,26 @@ double measure_host_per_call(const bench_config& cfg, cudaStream_t s, const std:
   return median(us);
 }
 
+// Per-call host time with the launch queue never full: batches of `batch` calls, each batch timed from its first
+// call to the return of its last (nothing waits inside), the GPU drained between batches outside the timing;
+// median over batches. Back-to-back calls (measure_host_per_call) measure the GPU's per-kernel time instead once
+// the GPU is slower per kernel than the host is per call.
+double measure_host_enqueue(const bench_config& cfg, cudaStream_t s, const std::function<void()>& call) {
+  constexpr int batch = 100;
+  for (int i = 0; i < batch; ++i) call();
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  std::vector<double> us;
+  const int batches = std::max(20, cfg.percall_calls * cfg.percall_samples / batch / 4);
+  for (int k = 0; k < batches; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < batch; ++i) call();
+    const auto t1 = std::chrono::steady_clock::now();
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / batch);
+  }
+  return median(us);
+}
+
 // Reports a ufunc error (wrong placement, missing loop, ...) as a note and goes on with the other cases.
 void guarded(const std::string& what, const std::function<void()>& body) {
   try {
@@ -450,6 +472,7 @@ void broadcast_case(context& ctx) {
   const auto s = ctx.stream;
   const std::int64_t bytes = n * 4;
   std::printf("# case,bcast_f32,(8192,1)+(1,8192),GB/s of output bytes\n");
+  std::printf("# case,outer_f32,multiply.outer of two 8192-vectors,GB/s of output bytes\n");
   device_buffer<float> a(rows), b(cols), c(n);
   fill(a.ptr, b.ptr, rows, s);  // rows == cols: one fill gives a[r] = value_a(r), b[c] = value_b(c)
   CUDA_CHECK(cudaStreamSynchronize(s));
@@ -476,7 +499,32 @@ void broadcast_case(context& ctx) {
          ctx.timer->measure("bcast_f32 ufunc alloc", ctx.cfg.warmup, ctx.cfg.reps,
                             [&](int) { (void)ufunc::add(ua, ub, opts); }));
   });
+  // np.multiply.outer of two 8192-vectors into the same (8192, 8192) output (issue: outer against CuPy).
+  const auto va = device_view(a.ptr, ufunc::float32, {rows});
+  const auto vb = device_view(b.ptr, ufunc::float32, {cols});
+  auto outer_reference = [](std::int64_t i) { return value_a<float>(i / cols) * value_b<float>(i % cols); };
+  guarded("outer_f32 ufunc", [&] {
+    const auto opts = cuda_options(s, {uc});
+    poison(c.ptr, c.bytes(), s);
+    (void)ufunc::multiply.outer(va, vb, opts);
+    validate("outer_f32", "ufunc", c.ptr, n, outer_reference, s);
+    emit("outer_f32", "ufunc", n, bytes, ctx.timer->measure("outer_f32 ufunc", ctx.cfg.warmup, ctx.cfg.reps, [&](int) {
+      (void)ufunc::multiply.outer(va, vb, opts);
+    }));
+  });
+  guarded("outer_f32 ufunc alloc", [&] {
+    const auto opts = cuda_options(s);
+    poison_pool_block<float>(n, s);
+    const auto r0 = ufunc::multiply.outer(va, vb, opts);
+    validate("outer_f32_alloc", "ufunc", reinterpret_cast<const float*>(r0.data()), n, outer_reference, s);
+    emit("outer_f32_alloc", "ufunc", n, bytes,
+         ctx.timer->measure("outer_f32 ufunc alloc", ctx.cfg.warmup, ctx.cfg.reps,
+                            [&](int) { (void)ufunc::multiply.outer(va, vb, opts); }));
+  });
   // Write-bandwidth reference for an output-bound case: cudaMemsetAsync of the output.
+  emit("outer_f32", "memset", n, bytes, ctx.timer->measure("outer_f32 memset", ctx.cfg.warmup, ctx.cfg.reps, [&](int) {
+    CUDA_CHECK(cudaMemsetAsync(c.ptr, 0, c.bytes(), s));
+  }));
   emit("bcast_f32", "memset", n, bytes, ctx.timer->measure("bcast_f32 memset", ctx.cfg.warmup, ctx.cfg.reps, [&](int) {
     CUDA_CHECK(cudaMemsetAsync(c.ptr, 0, c.bytes(), s));
   }));
@@ -545,6 +593,8 @@ void percall_case(context& ctx) {
     (void)ufunc::add(ua, ub, opts);
     validate("percall_f32", "ufunc", c.ptr, n, sum, s);
     emit("percall_f32", "ufunc", n, bytes, measure_host_per_call(ctx.cfg, s, [&] { (void)ufunc::add(ua, ub, opts); }));
+    emit("percall_f32_enqueue", "ufunc", n, bytes,
+         measure_host_enqueue(ctx.cfg, s, [&] { (void)ufunc::add(ua, ub, opts); }));
   });
   guarded("percall ufunc alloc", [&] {
     const auto opts = cuda_options(s);
@@ -560,12 +610,16 @@ void percall_case(context& ctx) {
     cub_add();
     validate("percall_f32", "cub", c.ptr, n, sum, s);
     emit("percall_f32", "cub", n, bytes, measure_host_per_call(ctx.cfg, s, cub_add));
+    emit("percall_f32_enqueue", "cub", n, bytes, measure_host_enqueue(ctx.cfg, s, cub_add));
   }
   {
     // The floor: launching a kernel that does nothing, with the grid a 1024-element kernel would have.
-    const double t = measure_host_per_call(ctx.cfg, s, [&] { empty_kernel<<<4, 256, 0, s>>>(); });
+    const auto launch = [&] { empty_kernel<<<4, 256, 0, s>>>(); };
+    const double t = measure_host_per_call(ctx.cfg, s, launch);
+    const double te = measure_host_enqueue(ctx.cfg, s, launch);
     CUDA_CHECK(cudaGetLastError());
     emit("percall_f32", "empty_kernel", n, bytes, t);
+    emit("percall_f32_enqueue", "empty_kernel", n, bytes, te);
   }
 }
 
@@ -583,6 +637,8 @@ void vectorize_percall(context& ctx, const ufunc::array& ua, const ufunc::array&
         [](std::int64_t i) { return value_a<float>(i) + value_b<float>(i); }, s);
     emit("percall_f32", "vectorize", uc.size(), 3 * uc.nbytes(),
          measure_host_per_call(ctx.cfg, s, [&] { (void)add(ta, tb, opts); }));
+    emit("percall_f32_enqueue", "vectorize", uc.size(), 3 * uc.nbytes(),
+         measure_host_enqueue(ctx.cfg, s, [&] { (void)add(ta, tb, opts); }));
   });
 }
 

@@ -15,7 +15,8 @@ with impl cupy, torch or numba (cupy_alloc-style variants are separate cases: ad
 Device times: CUDA events around ONE call, median over reps, after warm-up; before each rep the stream is held by a
 kernel spinning on a host flag until the call has been enqueued, so the events bracket GPU work, not Python's time
 to issue the call (cuda_bench does the same; cupyx.profiler.benchmark would include the issue time for short calls).
-percall_*: host time per call (time.perf_counter over back-to-back calls, one synchronization at the end).
+percall_*: host time per call (time.perf_counter over back-to-back calls, one synchronization at the end);
+percall_f32_enqueue: the same with the launch queue never full (batches of 100 calls, drained between batches).
 Sizes that fit in L2 rotate over enough input sets to stream >= 4x the L2 between two uses of a set.
 """
 
@@ -124,6 +125,23 @@ def host_per_call(sync, call, calls, samples):
             call()
         sync()
         per_call.append((time.perf_counter() - t0) / calls * 1e6)
+    return statistics.median(per_call)
+
+
+def host_enqueue(sync, call, calls, samples, batch=100):
+    """Per-call host time with the launch queue never full: batches of `batch` calls timed from the first call to
+    the return of the last, the GPU drained between batches outside the timing; median over batches."""
+    for _ in range(batch):
+        call()
+    sync()
+    per_call = []
+    for _ in range(max(20, calls * samples // batch // 4)):
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            call()
+        t1 = time.perf_counter()
+        sync()
+        per_call.append((t1 - t0) / batch * 1e6)
     return statistics.median(per_call)
 
 
@@ -350,8 +368,41 @@ class Cases:
         out = cp.empty((rows, cols), dtype=np.float32)
         want = lambda idx: value_a(idx // cols, np.float32) + value_b(idx % cols, np.float32)  # noqa: E731
         self._out_and_alloc("bcast_f32", n, nbytes, a, b, out, want)
+        self.outer(a.reshape(rows), b.reshape(cols), out)
         del a, b, out
         self.release()
+
+    def outer(self, a, b, out):
+        """multiply.outer of two 8192-vectors into (8192, 8192) float32; GB/s of the output."""
+        cp = self.cp
+        rows, cols = a.size, b.size
+        n = rows * cols
+        note("case,outer_f32,multiply.outer of two 8192-vectors,GB/s of output bytes")
+        want = lambda idx: value_a(idx // cols, np.float32) * value_b(idx % cols, np.float32)  # noqa: E731
+        if self.use_cupy:
+            def cupy_cases():
+                with self.stream:
+                    out.fill(np.nan)
+                    cp.multiply.outer(a, b, out=out)
+                self.checked("outer_f32", "cupy", n, out, want)
+                with self.stream:
+                    emit("outer_f32", "cupy", n, n * 4,
+                         self.measure("outer_f32 cupy", self.reps, lambda r: cp.multiply.outer(a, b, out=out)))
+                    emit("outer_f32_alloc", "cupy", n, n * 4,
+                         self.measure("outer_f32_alloc cupy", self.reps, lambda r: cp.multiply.outer(a, b)))
+            self.run_guarded("outer_f32 cupy", cupy_cases)
+        if self.torch is not None:
+            torch = self.torch
+            ta, tb, tout = self.torch_of(a), self.torch_of(b), self.torch_of(out)
+
+            def torch_cases():
+                with torch.cuda.stream(self.torch_stream):
+                    tout.fill_(float("nan"))
+                    torch.outer(ta, tb, out=tout)
+                self.checked("outer_f32", "torch", n, tout, want)
+                emit("outer_f32", "torch", n, n * 4,
+                     self.measure("outer_f32 torch", self.reps, lambda r: torch.outer(ta, tb, out=tout)))
+            self.run_guarded("outer_f32 torch", torch_cases)
 
     def strided(self):
         cp = self.cp
@@ -422,6 +473,8 @@ class Cases:
                 with self.stream:
                     emit("percall_f32", "cupy", n, nbytes,
                          host_per_call(sync, lambda: cp.add(a, b, out=out), calls, samples))
+                    emit("percall_f32_enqueue", "cupy", n, nbytes,
+                         host_enqueue(sync, lambda: cp.add(a, b, out=out), calls, samples))
                     emit("percall_f32_alloc", "cupy", n, nbytes, host_per_call(sync, lambda: a + b, calls, samples))
             self.run_guarded("percall cupy", cupy_cases)
         if self.torch is not None:
@@ -432,6 +485,8 @@ class Cases:
                 with torch.cuda.stream(self.torch_stream):
                     emit("percall_f32", "torch", n, nbytes,
                          host_per_call(sync, lambda: torch.add(ta, tb, out=tout), calls, samples))
+                    emit("percall_f32_enqueue", "torch", n, nbytes,
+                         host_enqueue(sync, lambda: torch.add(ta, tb, out=tout), calls, samples))
                     emit("percall_f32_alloc", "torch", n, nbytes, host_per_call(sync, lambda: ta + tb, calls, samples))
             self.run_guarded("percall torch", torch_cases)
         if self.numba is not None:
