@@ -38,6 +38,31 @@ std::int64_t checked_size(std::span<const std::int64_t> shape, std::size_t items
   return empty ? 0 : n;
 }
 
+// Largest byte extent of a view. The iteration computes offsets up to about twice
+// the extent (extent x stride products, strides of sliced views), and no address
+// space holds 2^62 bytes, so this keeps every offset inside int64 without
+// refusing any view of real memory.
+constexpr std::int64_t max_view_bytes = std::int64_t{1} << 62;
+
+// The bytes between a view's lowest and highest addressed element, which must stay
+// below max_view_bytes: a raw-pointer view with huge strides (or a shape of
+// 2^40 x 2^40 with stride 2^30) would otherwise overflow the offsets of every loop.
+void check_byte_extent(std::span<const std::int64_t> shape, std::span<const std::int64_t> strides,
+                       std::size_t itemsize) {
+  std::int64_t extent = static_cast<std::int64_t>(itemsize);
+  bool overflow = false;
+  for (std::size_t i = 0; i < shape.size() && !overflow; ++i) {
+    std::int64_t span = 0;
+    const std::int64_t stride = strides[i] == INT64_MIN ? INT64_MAX : std::abs(strides[i]);
+    overflow = __builtin_mul_overflow(shape[i] - 1, stride, &span) || __builtin_add_overflow(extent, span, &extent);
+  }
+  if (overflow || extent >= max_view_bytes)
+    throw overflow_error("view of shape " + array::shape_string(shape) + " and byte strides " +
+                         array::shape_string(strides) + " spans " +
+                         (overflow ? std::string("more than 2^63") : std::to_string(extent)) +
+                         " bytes: at most 2^62 are supported");
+}
+
 dim_vector c_strides(std::span<const std::int64_t> shape, std::size_t itemsize) {
   dim_vector strides(shape.size());
   std::int64_t s = static_cast<std::int64_t>(itemsize);
@@ -74,6 +99,7 @@ array::array(void* data, dtype type, dim_vector shape, dim_vector byte_strides, 
   if (strides_.empty() && !shape_.empty()) strides_ = c_strides(shape_, dtype_.itemsize());
   if (strides_.size() != shape_.size())
     throw value_error("strides " + shape_string(strides_) + " do not match shape " + shape_string(shape_));
+  if (size_ > 1) check_byte_extent(shape_, strides_, dtype_.itemsize());
   if (data_ == nullptr && size_ != 0) throw value_error("null data pointer for a non-empty array");
 }
 
@@ -241,9 +267,14 @@ array array::reshape(const dim_vector& new_shape_in) const {
       unknown = static_cast<int>(i);
     } else if (shape[i] < 0) {
       throw value_error("negative dimensions are not allowed: " + shape_string(new_shape_in));
-    } else {
-      known *= shape[i];
     }
+  }
+  {
+    // As NumPy (np.zeros(0).reshape(2**40, 2**40, 0) is "array is too big"): the
+    // given extents must make a valid shape before the product below is taken.
+    dim_vector given = shape;
+    if (unknown >= 0) given[static_cast<std::size_t>(unknown)] = 1;
+    known = checked_size(given, itemsize());
   }
   if (unknown >= 0) {
     if (known == 0 || size_ % known != 0)
@@ -346,12 +377,14 @@ bool may_share_memory(const array& a, const array& b) noexcept {
 void check_view_extent(std::span<const std::int64_t> shape, std::span<const std::int64_t> byte_strides,
                        std::size_t itemsize, std::size_t bytes) {
   std::int64_t lo = 0, hi = 0;
+  bool overflow = false;  // then the view certainly leaves the buffer
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0) return;  // addresses nothing
-    const auto span = (shape[i] - 1) * byte_strides[i];
-    (span < 0 ? lo : hi) += span;
+    std::int64_t span = 0;
+    overflow |= __builtin_mul_overflow(shape[i] - 1, byte_strides[i], &span);
+    overflow |= __builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi);
   }
-  if (lo < 0 || hi + static_cast<std::int64_t>(itemsize) > static_cast<std::int64_t>(bytes))
+  if (overflow || lo < 0 || hi > static_cast<std::int64_t>(bytes) - static_cast<std::int64_t>(itemsize))
     throw index_error("view of shape " + array::shape_string(shape) + " and strides " +
                       array::shape_string(byte_strides) + " reaches bytes [" + std::to_string(lo) + ", " +
                       std::to_string(hi + static_cast<std::int64_t>(itemsize)) + ") of a " + std::to_string(bytes) +

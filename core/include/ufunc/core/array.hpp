@@ -204,6 +204,9 @@ template <class T>
 [[nodiscard]] array_t<T> arange(T start, T stop, T step = T(1)) {
   if (step == T(0)) throw value_error("arange: step must not be zero");
   const double n = (static_cast<double>(stop) - static_cast<double>(start)) / static_cast<double>(step);
+  if (n != n) throw value_error("arange: cannot compute the length (NaN bound or step)");
+  // The conversion below is undefined beyond int64; empty() refuses what fits but is too big.
+  if (n >= 9.2233720368547758e18) throw overflow_error("arange: length " + std::to_string(n) + " overflows 64 bits");
   const auto count = n > 0 ? static_cast<std::int64_t>(n) + (n > static_cast<double>(static_cast<std::int64_t>(n))) : 0;
   auto a = empty<T>({count});
   for (std::int64_t i = 0; i < count; ++i) a.data()[i] = static_cast<T>(start + static_cast<T>(i) * step);
