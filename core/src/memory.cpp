@@ -1,8 +1,10 @@
 #include <ufunc/core/detail/memory.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -15,6 +17,50 @@
 
 namespace ufunc::detail {
 
+namespace {
+
+// The test hook's state: `armed` is all that allocations read when it is off; the
+// two counts change together, under the mutex.
+struct injected_failures {
+  std::atomic<bool> armed{false};
+  std::mutex mutex;
+  int skip = 0;
+  int fail = 0;
+};
+injected_failures& injection() {
+  static injected_failures state;
+  return state;
+}
+
+bool take_injected_failure() noexcept {
+  auto& s = injection();
+  if (!s.armed.load(std::memory_order_relaxed)) return false;
+  const std::lock_guard lock(s.mutex);
+  if (s.skip > 0) {
+    --s.skip;
+    return false;
+  }
+  if (s.fail == 0) return false;
+  if (--s.fail == 0) s.armed.store(false, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace
+
+void inject_host_allocation_failures(int count, int after) noexcept {
+  auto& s = injection();
+  const std::lock_guard lock(s.mutex);
+  s.skip = std::max(after, 0);
+  s.fail = std::max(count, 0);
+  s.armed.store(s.fail > 0, std::memory_order_relaxed);
+}
+
+int pending_host_allocation_failures() noexcept {
+  auto& s = injection();
+  const std::lock_guard lock(s.mutex);
+  return s.fail;
+}
+
 std::shared_ptr<void> allocate_host(std::size_t bytes) {
   // malloc and align by hand: glibc's aligned_alloc costs several times malloc's
   // fast path, which matters for small calls that allocate their result. At least
@@ -22,7 +68,7 @@ std::shared_ptr<void> allocate_host(std::size_t bytes) {
   const std::size_t rounded = std::max<std::size_t>((bytes + host_alignment - 1) / host_alignment, 1) * host_alignment;
   if (rounded < bytes || rounded > SIZE_MAX - host_alignment)
     throw memory_error("unable to allocate " + std::to_string(bytes) + " bytes of host memory: size overflows");
-  void* block = std::malloc(rounded + host_alignment);
+  void* block = take_injected_failure() ? nullptr : std::malloc(rounded + host_alignment);
   if (block == nullptr) throw memory_error("unable to allocate " + std::to_string(bytes) + " bytes of host memory");
   const auto address = (reinterpret_cast<std::uintptr_t>(block) + host_alignment - 1) & ~(host_alignment - 1);
   void* p = reinterpret_cast<void*>(address);
