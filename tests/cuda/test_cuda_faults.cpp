@@ -1,0 +1,77 @@
+// Faults in the middle of a stream of asynchronous device calls: the failing call
+// throws, the work queued before it completes with the right values, and the calls
+// after it succeed. The fault is one the CUDA runtime recovers from: an allocation
+// larger than the device (cudaErrorMemoryAllocation is not sticky). Errors raised
+// inside a kernel (an illegal address in a user functor) are sticky: they poison the
+// process's CUDA context, so no test can continue after one (docs/errors.md).
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "../test_support.hpp"
+
+namespace {
+
+constexpr auto cuda = ufunc::target_id::cuda;
+
+// A stream owned by the test.
+struct user_stream {
+  cudaStream_t handle = nullptr;
+  user_stream() { REQUIRE(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking) == cudaSuccess); }
+  user_stream(const user_stream&) = delete;
+  user_stream& operator=(const user_stream&) = delete;
+  ~user_stream() {
+    cudaStreamSynchronize(handle);
+    cudaStreamDestroy(handle);
+  }
+  [[nodiscard]] ufunc::stream_ref ref() const { return ufunc::stream_ref{handle}; }
+};
+
+}  // namespace
+
+TEST_CASE("cuda faults: out of device memory in the middle of queued calls surfaces at that call only") {
+  const user_stream s;
+  const ufunc::call_options on{.target = cuda, .stream = s.ref()};
+  const std::int64_t n = 1 << 20;
+  const auto host = ufunc::arange<float>(static_cast<float>(n));
+  for (int round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    // Queued, not waited for: x + 1, then (x + 1) * 2.
+    const auto x = ufunc::to_device(host, 0, s.ref());
+    const ufunc::array y = ufunc::add(x, 1.0f, on);
+    const ufunc::array z = ufunc::multiply(y, 2.0f, on);
+    // 1 PiB on the same stream: memory_error here, not later.
+    CHECK_THROWS_AS((void)ufunc::array::empty({std::int64_t{1} << 50}, ufunc::float32, ufunc::device::cuda(0)),
+                    ufunc::memory_error);
+    // The error is not left pending for the next CUDA call to report.
+    CHECK(cudaGetLastError() == cudaSuccess);
+    // Work queued before the failure completes; calls after it succeed.
+    const ufunc::array w = ufunc::subtract(z, 2.0f, on);
+    const auto back = ufunc::to_host(w, s.ref()).to_vector<float>();
+    REQUIRE(back.size() == static_cast<std::size_t>(n));
+    int bad = 0;
+    for (std::int64_t i = 0; i < n; ++i) bad += back[static_cast<std::size_t>(i)] != 2.0f * static_cast<float>(i);
+    CHECK(bad == 0);
+    CHECK(ufunc::to_host(ufunc::add.reduce(x, {.target = cuda, .stream = s.ref()})).item<float>() > 0.0f);
+  }
+}
+
+TEST_CASE("cuda faults: a call the device backend refuses leaves the stream usable") {
+  const user_stream s;
+  const ufunc::call_options on{.target = cuda, .stream = s.ref()};
+  const auto x = ufunc::to_device(ufunc::arange<double>(4096.0), 0, s.ref());
+  const ufunc::array before = ufunc::multiply(x, 3.0, on);
+  // 12 axes of extent 2 in Fortran order against a C-ordered result: no two axes
+  // merge, which is more dimensions than the device kernels take (value_error),
+  // raised before anything is launched.
+  ufunc::dim_vector shape(std::size_t{12}, 2), strides(std::size_t{12});
+  for (std::size_t d = 0; d < 12; ++d) strides[d] = static_cast<std::int64_t>(sizeof(double)) << d;
+  const ufunc::array scrambled(x.data(), ufunc::float64, shape, strides, x.owner(), x.device());
+  CHECK_THROWS_AS((void)ufunc::add(scrambled, 1.0, on), ufunc::value_error);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  // A host array on an explicit device call with no transfer allowed: target_error.
+  CHECK_THROWS_AS((void)ufunc::add(ufunc::arange<double>(3.0), x, on), ufunc::target_error);
+  const auto back = ufunc::to_host(ufunc::add(before, 1.0, on), s.ref());
+  CHECK(back.at<double>(4095) == 3.0 * 4095.0 + 1.0);
+}
