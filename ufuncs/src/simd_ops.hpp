@@ -4,6 +4,7 @@
 // values; the differential tests check that they agree with NumPy.
 #pragma once
 
+#include <limits>
 #include <type_traits>
 
 #include <ufunc/backends/cpu/simd.hpp>
@@ -34,13 +35,23 @@ concept batch_number = batch_float<T> || batch_int<T>;
 template <class T, class A>
 using batch = xsimd::batch<T, A>;
 
-// Integer lanes wrap as NumPy's integers do; computing on the unsigned type keeps
-// that well defined in every xsimd kernel, including its scalar fallbacks.
+// Integer lanes wrap as NumPy's integers do. xsimd's scalar fallbacks compute lane by
+// lane with the lane type's own operators, so the lane type must keep them well
+// defined: types as wide as int go through their unsigned type (no overflow); narrower
+// ones are promoted to int first, where the unsigned 16-bit product 65535 * 65535
+// overflows (UB; found by fuzzing: square of uint16 on the baseline instruction set,
+// whose 16-bit multiply is such a fallback) but the signed one, at most 2^30, cannot.
+// The conversion back to the narrow type is modular (C++20); the bits are the same.
 template <class T, class A, class Op>
 batch<T, A> wrapping(const batch<T, A>& a, const batch<T, A>& b, Op op) {
-  if constexpr (std::is_signed_v<T> && batch_int<T>) {
-    using U = batch<std::make_unsigned_t<T>, A>;
-    return xsimd::bitwise_cast<batch<T, A>>(op(xsimd::bitwise_cast<U>(a), xsimd::bitwise_cast<U>(b)));
+  if constexpr (batch_int<T>) {
+    using L = std::conditional_t<(sizeof(T) < sizeof(int)), std::make_signed_t<T>, std::make_unsigned_t<T>>;
+    if constexpr (std::is_same_v<L, T>) {
+      return op(a, b);
+    } else {
+      using U = batch<L, A>;
+      return xsimd::bitwise_cast<batch<T, A>>(op(xsimd::bitwise_cast<U>(a), xsimd::bitwise_cast<U>(b)));
+    }
   } else {
     return op(a, b);
   }
@@ -84,6 +95,17 @@ batch<T, A> negate(const batch<T, A>& a) {
     return wrapping(batch<T, A>(T(0)), a, [](auto x, auto y) { return x - y; });
 }
 
+// xsimd's generic trunc (behind floor, ceil and trunc where the instruction set has no
+// rounding instruction: float64 on the SSE2 baseline) converts every lane to an integer
+// and discards the lanes of 2^52 and more (and NaN) afterwards: those conversions are
+// out of range, UB in C++ (found by fuzzing). Such lanes are integral (or NaN) already,
+// so `round` sees 0 in their place and they keep their value; the results are unchanged.
+template <class T, class A, class Round>
+batch<T, A> integral_lanes(const batch<T, A>& a, Round round) {
+  const auto small = xsimd::abs(a) < batch<T, A>(T(1) / std::numeric_limits<T>::epsilon());
+  return xsimd::select(small, round(xsimd::select(small, a, batch<T, A>(T(0)))), a);
+}
+
 // Binary and unary operations that are one xsimd expression. xsimd's floor, ceil,
 // trunc and nearbyint lose the sign of zero on some instruction sets; copysign
 // restores it (the result always has the argument's sign). Its exp and log are
@@ -119,9 +141,12 @@ UFUNC_SIMD_UNARY(positive, batch_number, a)
 UFUNC_SIMD_UNARY(invert, batch_int, ~a)
 UFUNC_SIMD_UNARY(fabs, batch_float, xsimd::abs(a))
 UFUNC_SIMD_UNARY(sqrt, batch_float, xsimd::sqrt(a))
-UFUNC_SIMD_UNARY(floor, batch_float, xsimd::copysign(xsimd::floor(a), a))
-UFUNC_SIMD_UNARY(ceil, batch_float, xsimd::copysign(xsimd::ceil(a), a))
-UFUNC_SIMD_UNARY(trunc, batch_float, xsimd::copysign(xsimd::trunc(a), a))
+UFUNC_SIMD_UNARY(floor, batch_float,
+                 xsimd::copysign(integral_lanes(a, [](const auto& x) { return xsimd::floor(x); }), a))
+UFUNC_SIMD_UNARY(ceil, batch_float,
+                 xsimd::copysign(integral_lanes(a, [](const auto& x) { return xsimd::ceil(x); }), a))
+UFUNC_SIMD_UNARY(trunc, batch_float,
+                 xsimd::copysign(integral_lanes(a, [](const auto& x) { return xsimd::trunc(x); }), a))
 UFUNC_SIMD_UNARY(rint, batch_float, xsimd::copysign(xsimd::nearbyint(a), a))
 // float32 only: xsimd's float64 sin/cos lose up to 7 ulp near multiples of pi
 // (NumPy uses libm there too).
