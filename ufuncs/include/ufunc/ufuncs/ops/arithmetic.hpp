@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include <ufunc/ufuncs/ops/common.hpp>
+#include <ufunc/ufuncs/ops/complex_math.hpp>
 #include <ufunc/ufuncs/ops/exponential.hpp>
 
 namespace ufunc::ops {
@@ -98,7 +99,11 @@ UFUNC_HOST_DEVICE T npy_divmod(T a, T b, T& mod) {
 // in the last bits and gives inf instead of nan where a part only overflows before rounding.
 template <complex_number T>
 UFUNC_HOST_DEVICE T cmul(T a, T b) {
+#if defined(__CUDACC__)
+  return cmath::mul(a, b);  // nvcc would contract a product and the sum into an fma
+#else
   return T{a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+#endif
 }
 template <complex_number T>
 UFUNC_HOST_DEVICE T fused_cmul(T a, T b) {
@@ -107,6 +112,9 @@ UFUNC_HOST_DEVICE T fused_cmul(T a, T b) {
 // Smith's algorithm; a zero divisor divides partwise by +0.
 template <complex_number T>
 UFUNC_HOST_DEVICE T cdiv(T a, T b) {
+#if defined(__CUDACC__)
+  return cmath::div(a, b);  // the same steps, each product rounded (no fma contraction)
+#else
   using R = real_type_t<T>;
   const R ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
   const R abs_br = m::fabs(br), abs_bi = m::fabs(bi);
@@ -117,6 +125,7 @@ UFUNC_HOST_DEVICE T cdiv(T a, T b) {
   }
   const R rat = br / bi, scl = R(1) / (bi + br * rat);
   return T{(ar * rat + ai) * scl, (ai * rat - ar) * scl};
+#endif
 }
 
 // npy_cpow: 0 ** b is 0 for b.real > 0, else nan with the invalid flag; an integral real exponent below 100 in
@@ -144,7 +153,11 @@ UFUNC_HOST_DEVICE T cpow(T a, T b) {
     }
     return n < 0 ? cdiv(T{1, 0}, acc) : acc;
   }
+#if defined(__CUDACC__)
+  return cmath::pow(a, b);
+#else
   return m::pow(a, b);
+#endif
 }
 
 }  // namespace detail
@@ -362,7 +375,11 @@ struct absolute {
   }
   template <complex_number T>
   UFUNC_HOST_DEVICE real_type_t<T> operator()(T a) const {
+#if defined(__CUDACC__)
+    return cmath::hypot(a.real(), a.imag());  // cuda::std::hypot overflows near the top of the range
+#else
     return m::hypot(a.real(), a.imag());
+#endif
   }
 };
 
@@ -402,7 +419,11 @@ struct sign {
   template <complex_number T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
     using R = real_type_t<T>;
+#if defined(__CUDACC__)
+    const R re = a.real(), im = a.imag(), abs = cmath::hypot(re, im), nan = std::numeric_limits<R>::quiet_NaN();
+#else
     const R re = a.real(), im = a.imag(), abs = m::hypot(re, im), nan = std::numeric_limits<R>::quiet_NaN();
+#endif
     if (m::isnan(abs)) return T{nan, nan};
     if (m::isinf(abs)) {
       if (!m::isinf(re)) return T{0, im > 0 ? R(1) : R(-1)};
@@ -484,7 +505,7 @@ struct square {
 struct sqrt {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::sqrt(a);
+    UFUNC_DEVICE_CMATH(sqrt, a) return m::sqrt(a);
   }
 };
 
