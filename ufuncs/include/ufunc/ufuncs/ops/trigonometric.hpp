@@ -1,83 +1,84 @@
 // Trigonometric and hyperbolic ufuncs: sin, cos, tan, arcsin, arccos, arctan, arctan2, hypot, sinh, cosh, tanh,
 // arcsinh, arccosh, arctanh, degrees, radians, deg2rad, rad2deg (NumPy 2 semantics). All go to the libm, as
 // in NumPy; the complex ones are the C99 functions, which NumPy takes from glibc on Linux and std::complex
-// forwards to glibc too.
+// forwards to glibc too. Device code uses ops/complex_math.hpp's instead of libcu++'s, which differ from glibc.
 #pragma once
 
 #include <ufunc/ufuncs/ops/common.hpp>
+#include <ufunc/ufuncs/ops/complex_math.hpp>
 
 namespace ufunc::ops {
 
 struct sin {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::sin(a);
+    UFUNC_DEVICE_CMATH(sin, a) return m::sin(a);
   }
 };
 struct cos {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::cos(a);
+    UFUNC_DEVICE_CMATH(cos, a) return m::cos(a);
   }
 };
 struct tan {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::tan(a);
+    UFUNC_DEVICE_CMATH(tan, a) return m::tan(a);
   }
 };
 struct arcsin {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::asin(a);
+    UFUNC_DEVICE_CMATH(asin, a) return m::asin(a);
   }
 };
 struct arccos {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::acos(a);
+    UFUNC_DEVICE_CMATH(acos, a) return m::acos(a);
   }
 };
 struct arctan {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::atan(a);
+    UFUNC_DEVICE_CMATH(atan, a) return m::atan(a);
   }
 };
 struct sinh {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::sinh(a);
+    UFUNC_DEVICE_CMATH(sinh, a) return m::sinh(a);
   }
 };
 struct cosh {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::cosh(a);
+    UFUNC_DEVICE_CMATH(cosh, a) return m::cosh(a);
   }
 };
 struct tanh {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::tanh(a);
+    UFUNC_DEVICE_CMATH(tanh, a) return m::tanh(a);
   }
 };
 struct arcsinh {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::asinh(a);
+    UFUNC_DEVICE_CMATH(asinh, a) return m::asinh(a);
   }
 };
 struct arccosh {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::acosh(a);
+    UFUNC_DEVICE_CMATH(acosh, a) return m::acosh(a);
   }
 };
 struct arctanh {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::atanh(a);
+    UFUNC_DEVICE_CMATH(atanh, a) return m::atanh(a);
   }
 };
 
