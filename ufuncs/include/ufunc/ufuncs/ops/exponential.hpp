@@ -1,10 +1,12 @@
 // Exponential and logarithmic ufuncs: exp, exp2, expm1, log, log2, log10, log1p (NumPy 2 semantics).
 // Real arguments go to the libm, as in NumPy. The complex functions NumPy composes from real ones
 // (funcs.inc.src: nc_exp2, nc_expm1, nc_log2, nc_log10, nc_log1p) are composed the same way here; exp and
-// log are the C99 ones, which NumPy takes from glibc on Linux and std::complex forwards to glibc too.
+// log are the C99 ones, which NumPy takes from glibc on Linux and std::complex forwards to glibc too
+// (device code: ops/complex_math.hpp's, since libcu++'s differ from glibc).
 #pragma once
 
 #include <ufunc/ufuncs/ops/common.hpp>
+#include <ufunc/ufuncs/ops/complex_math.hpp>
 
 namespace ufunc::ops {
 
@@ -17,17 +19,38 @@ inline constexpr T log2_e = T(1.442695040888963407359924681001892137);
 template <floating T>
 inline constexpr T log10_e = T(0.434294481903251827651128918916605082);
 
+// clog and hypot: glibc's on the host, ops/complex_math.hpp's on the device.
+template <complex_number T>
+UFUNC_HOST_DEVICE T clog(T z) {
+  UFUNC_DEVICE_CMATH(log, z) return m::log(z);
+}
+template <floating R>
+UFUNC_HOST_DEVICE R abs_parts(R x, R y) {
+#if defined(__CUDACC__)
+  return cmath::hypot(x, y);
+#else
+  return m::hypot(x, y);
+#endif
+}
+
 // NumPy scales each part by a real constant, not by a complex product (which would add 0 * inf = nan).
 template <complex_number T>
 UFUNC_HOST_DEVICE T scale_parts(T z, real_type_t<T> k) {
+#if defined(__CUDACC__)
+  // The GPU's product of a NaN is the canonical NaN; x86 keeps the operand's sign, which exp(-inf + nan i)
+  // carries into the sign of its zero imaginary part.
+  const auto scale = [k](real_type_t<T> v) { return m::isnan(v) ? v : v * k; };
+  return T{scale(z.real()), scale(z.imag())};
+#else
   return T{z.real() * k, z.imag() * k};
+#endif
 }
 }  // namespace detail
 
 struct exp {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::exp(a);
+    UFUNC_DEVICE_CMATH(exp, a) return m::exp(a);
   }
 };
 
@@ -38,7 +61,8 @@ struct exp2 {
   }
   template <complex_number T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::exp(detail::scale_parts(a, detail::ln_2<real_type_t<T>>));
+    const T z = detail::scale_parts(a, detail::ln_2<real_type_t<T>>);
+    UFUNC_DEVICE_CMATH(exp, z) return m::exp(z);
   }
 };
 
@@ -58,7 +82,7 @@ struct expm1 {
 struct log {
   template <inexact T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return m::log(a);
+    UFUNC_DEVICE_CMATH(log, a) return m::log(a);
   }
 };
 
@@ -69,7 +93,7 @@ struct log2 {
   }
   template <complex_number T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return detail::scale_parts(m::log(a), detail::log2_e<real_type_t<T>>);
+    return detail::scale_parts(detail::clog(a), detail::log2_e<real_type_t<T>>);
   }
 };
 
@@ -81,7 +105,7 @@ struct log10 {
   // Not clog10: NumPy scales clog's result, which differs in the last bits.
   template <complex_number T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
-    return detail::scale_parts(m::log(a), detail::log10_e<real_type_t<T>>);
+    return detail::scale_parts(detail::clog(a), detail::log10_e<real_type_t<T>>);
   }
 };
 
@@ -94,7 +118,7 @@ struct log1p {
   template <complex_number T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
     const auto x = a.real() + 1, y = a.imag();
-    return T{m::log(m::hypot(x, y)), m::atan2(y, x)};
+    return T{m::log(detail::abs_parts(x, y)), m::atan2(y, x)};
   }
 };
 
