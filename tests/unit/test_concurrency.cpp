@@ -5,7 +5,7 @@
 // target cpu, bit for bit (the parallel target splits at fixed places, so its results
 // are the cpu target's). Meant to run under ThreadSanitizer too (preset tsan).
 //
-// UFUNC_STRESS_CALLS sets the number of calls (default 20,000; 3,000 under a
+// UFUNC_STRESS_CALLS sets the number of calls (default 20,000; 1,500 under a
 // sanitizer); UFUNC_STRESS_SEED the seed. docs/testing.md has the long-run command.
 #include <algorithm>
 #include <atomic>
@@ -252,7 +252,7 @@ struct split_guard {
 }  // namespace
 
 TEST_CASE("concurrency: 16 threads, random calls on mixed targets, every result as computed on one thread") {
-  const i64 calls = env_int("UFUNC_STRESS_CALLS", UFUNC_STRESS_SANITIZED ? 3000 : 20000);
+  const i64 calls = env_int("UFUNC_STRESS_CALLS", UFUNC_STRESS_SANITIZED ? 1500 : 20000);
   const auto seed = static_cast<unsigned>(env_int("UFUNC_STRESS_SEED", 20250101));
   constexpr int threads = 16;
 #if defined(UFUNC_HAS_TBB)
