@@ -127,7 +127,7 @@ void execute(const elementwise_task& task) {
     // the same way (reductions rely on that); elementwise results do not depend
     // on the split at all.
     tbb::parallel_for(
-        tbb::blocked_range<std::int64_t>(0, (n + g - 1) / g),
+        tbb::blocked_range<std::int64_t>(0, (n - 1) / g + 1),  // n > 0 here; no overflow near 2^63
         [&task, tokens = sync.piece_tokens(), n, g](const tbb::blocked_range<std::int64_t>& r) {
           const tsan_sync::piece_scope scope(tokens);
           task.run(r.begin() * g, std::min(n, r.end() * g));

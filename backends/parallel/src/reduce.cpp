@@ -60,13 +60,14 @@ void run(void* context) {
     const std::int64_t bgrain = std::max<std::int64_t>(1, c.grain / per_block);
     for (std::int64_t u = 0; u < units; ++u) {
       c.sync->publish();  // this runner's reads of the partials before the pieces rewrite them
+      // Everything a piece needs by value: it must not read this runner's stack before it
+      // has acquired (TSan cannot see TBB's own hand-over).
       tbb::parallel_for(
-          tbb::blocked_range<std::int64_t>(0, (blocks + bgrain - 1) / bgrain),
-          [&](const tbb::blocked_range<std::int64_t>& r) {
-            piece(task, tokens, [&] {
-              task.block_partials(u, r.begin() * bgrain, std::min(blocks, r.end() * bgrain), partials.data(),
-                                  nonempty.get());
-            });
+          tbb::blocked_range<std::int64_t>(0, (blocks - 1) / bgrain + 1),
+          [t = &task, tokens, u, bgrain, blocks, p = partials.data(),
+           ne = nonempty.get()](const tbb::blocked_range<std::int64_t>& r) {
+            piece(*t, tokens,
+                  [&] { t->block_partials(u, r.begin() * bgrain, std::min(blocks, r.end() * bgrain), p, ne); });
           },
           tbb::simple_partitioner());
       c.sync->join();
@@ -76,9 +77,9 @@ void run(void* context) {
   }
   const std::int64_t ugrain = std::max<std::int64_t>(1, c.grain / per_unit);
   tbb::parallel_for(
-      tbb::blocked_range<std::int64_t>(0, (units + ugrain - 1) / ugrain),
-      [&](const tbb::blocked_range<std::int64_t>& r) {
-        piece(task, tokens, [&] { task.run_units(r.begin() * ugrain, std::min(units, r.end() * ugrain)); });
+      tbb::blocked_range<std::int64_t>(0, (units - 1) / ugrain + 1),
+      [t = &task, tokens, ugrain, units](const tbb::blocked_range<std::int64_t>& r) {
+        piece(*t, tokens, [&] { t->run_units(r.begin() * ugrain, std::min(units, r.end() * ugrain)); });
       },
       tbb::simple_partitioner());
 }

@@ -18,8 +18,8 @@ namespace ufunc::backends::parallel {
 
 // The two addresses one call synchronizes on: `start` (the caller releases it, each
 // piece acquires it) and `end` (each piece releases it, the caller acquires it), so
-// that pieces do not synchronize with each other. Fresh heap bytes per call, so that no other call, another user thread's or a later
-// one, shares them: freeing them clears ThreadSanitizer's state for them.
+// that pieces do not synchronize with each other. Fresh heap bytes per call, so that no other call, another user
+// thread's or a later one, shares them: freeing them clears ThreadSanitizer's state for them.
 class tsan_sync {
  public:
   /// What a piece needs, by value: a piece must not read the caller's memory (this
