@@ -200,14 +200,18 @@ const loop_entry& select_loop(const detail::function_state& st, std::span<const 
       if (exact) return loop;
     }
   }
-  for (const casting search_rule : {casting::safe, rule}) {
-    if (search_rule == rule && !fixed.any) break;
+  // Safe casts first; the caller's own rule only with fixed types.
+  auto first_matching = [&](casting search_rule) -> const loop_entry* {
     for (const auto& loop : st.loops) {
       bool ok = fits_fixed(loop);
       for (int i = 0; i < st.nin && ok; ++i) ok = input_matches(in[i], loop.types.input(i), search_rule);
-      if (ok) return loop;
+      if (ok) return &loop;
     }
-  }
+    return nullptr;
+  };
+  if (const auto* loop = first_matching(casting::safe)) return *loop;
+  if (fixed.any && rule != casting::safe)
+    if (const auto* loop = first_matching(rule)) return *loop;
   // As NumPy: with fixed types, the first loop that has them is chosen anyway, and
   // the caller's cast check then names the input that cannot be converted.
   if (first_fixed_match) return *first_fixed_match;
@@ -245,13 +249,48 @@ void validate_loop_call(const loop_call& c) {
     if (!o.writeable())
       throw overlap_error(ufunc_name() + ": out[" + std::to_string(i) + "] (" + o.describe() + ") is read-only");
   }
+  // Scalars are weak (NEP 50) where there is something to be weak against: the sole
+  // input of a unary ufunc is converted to its default dtype first and then cast like
+  // an array (np.sqrt(127, casting='no') refuses int64 -> float64; np.trunc(2**32,
+  // signature='i->i') wraps), as NumPy does.
+  const bool weak_scalars = types.nin() > 1;
+  auto exempt = [&](int i) {
+    const auto k = types.input(i).kind();
+    return (c.truth_inputs && types.input(i) == bool_) ||
+           (c.exact_weak_integers && c.inputs[i].as_scalar().value_kind() == weak_scalar::kind::integer &&
+            (k == dtype_kind::signed_int || k == dtype_kind::unsigned_int));
+  };
+  // NumPy converts Python integers to the loop's integer dtype before it checks any
+  // cast: np.bitwise_xor(256, bools, dtype='uint8') is an OverflowError, whatever the rule.
+  for (int i = 0; i < types.nin() && weak_scalars; ++i) {
+    if (!c.inputs[i].is_scalar() || exempt(i)) continue;
+    const auto& w = c.inputs[i].as_scalar();
+    const auto k = types.input(i).kind();
+    if (w.value_kind() == weak_scalar::kind::integer &&
+        (k == dtype_kind::signed_int || k == dtype_kind::unsigned_int) && !w.fits(types.input(i)))
+      throw overflow_error(ufunc_name() + ": Python integer " + w.str() + " out of bounds for " +
+                           std::string(types.input(i).name()));
+  }
   for (int i = 0; i < types.nin(); ++i) {
-    // A C++ scalar of a higher kind than the loop's input (6.87 into an int8 loop,
-    // forced by dtype= or signature=) is cast from its default dtype, as in NumPy.
-    if (c.inputs[i].is_scalar() && !(c.truth_inputs && types.input(i) == bool_)) {
+    // Weak scalars convert as NumPy's Python scalars do. Under 'equiv', only into their
+    // default dtype (int64, float64, complex128, bool); under 'no', into any dtype of
+    // their kind or a higher one, bool only into bool (NumPy 2's rules, measured).
+    // Otherwise a scalar of a higher kind than the loop's input (6.87 into an int8
+    // loop, forced by dtype= or signature=) is cast from its default dtype.
+    if (c.inputs[i].is_scalar() && !exempt(i)) {
       const auto& w = c.inputs[i].as_scalar();
-      if (kind_rank(w.value_kind()) > kind_rank(types.input(i).kind()) &&
-          !can_cast(w.default_dtype(), types.input(i), options.casting))
+      const dtype t = types.input(i);
+      const bool is_bool = w.value_kind() == weak_scalar::kind::boolean;
+      bool refused = false;
+      if (!weak_scalars)
+        refused = !can_cast(w.default_dtype(), t, options.casting);
+      else if (options.casting == casting::equiv)
+        refused = t != w.default_dtype();
+      else if (options.casting == casting::no)
+        refused = kind_rank(w.value_kind()) > kind_rank(t.kind()) || is_bool != (t == bool_);
+      else
+        refused = kind_rank(w.value_kind()) > kind_rank(t.kind()) && !can_cast(w.default_dtype(), t, options.casting);
+      if (refused)
         throw casting_error("Cannot cast " + ufunc_name() + " input " + std::to_string(i) + " from Python " +
                             std::string(w.default_dtype().name()) + " scalar to " +
                             std::string(types.input(i).name()) + " with casting rule '" +
@@ -638,7 +677,8 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
                            options,
                            where_to_run,
                            options.target.has_value(),
-                           st.truth_inputs});
+                           st.truth_inputs,
+                           st.exact_weak_integers});
 }
 
 }  // namespace ufunc

@@ -55,6 +55,9 @@ struct loop_call {
   /// Inputs are only tested for truth, so any dtype converts to the loop's bool
   /// inputs whatever the casting rule (NumPy's logical_and/or/xor).
   bool truth_inputs = false;
+  /// Python integers compare exactly, whatever their size and the casting rule
+  /// (NumPy's comparisons): no conversion check applies to them.
+  bool exact_weak_integers = false;
 };
 
 /// Validates casts, shapes, outputs and overlap, allocates missing outputs, and runs
