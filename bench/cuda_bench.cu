@@ -45,6 +45,7 @@
 #include <cub/device/device_transform.cuh>
 #include <cuda/std/tuple>
 
+#include <ufunc/backends/cuda/loops.hpp>
 #include <ufunc/backends/cuda/runtime.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/transfer.hpp>
@@ -611,6 +612,42 @@ void percall_case(context& ctx) {
     validate("percall_f32", "cub", c.ptr, n, sum, s);
     emit("percall_f32", "cub", n, bytes, measure_host_per_call(ctx.cfg, s, cub_add));
     emit("percall_f32_enqueue", "cub", n, bytes, measure_host_enqueue(ctx.cfg, s, cub_add));
+  }
+  {
+    // The pieces of ufunc's per-call cost, each timed alone (no profiler on the GPU machine): the launcher that
+    // ufunc::add's float32 loop ends in, called with a prepared device_call (no resolution, no checks), and the
+    // same ufunc::add call on host arrays with target cpu (the host-side work shared by every target).
+    ufunc::device_call call;
+    call.nin = 2;
+    call.nout = 1;
+    call.ndim = 1;
+    call.size = n;
+    call.device = 0;
+    call.stream = s;
+    call.shape[0] = n;
+    call.base[0] = reinterpret_cast<std::byte*>(a.ptr);
+    call.base[1] = reinterpret_cast<std::byte*>(b.ptr);
+    call.base[2] = reinterpret_cast<std::byte*>(c.ptr);
+    for (int k = 0; k < 3; ++k) call.strides[k][0] = 4;
+    const add_op<float> op{};
+    const auto launcher = ufunc::backends::cuda::device_loop<float(float, float), add_op<float>>;
+    const auto launch = [&] { launcher(call, &op); };
+    poison(c.ptr, c.bytes(), s);
+    launch();
+    validate("percall_f32", "launcher", c.ptr, n, sum, s);
+    emit("percall_f32_enqueue", "launcher", n, bytes, measure_host_enqueue(ctx.cfg, s, launch));
+    // The whole device path but the launch: the same call on empty device arrays.
+    const auto e0 = device_view(a.ptr, ufunc::float32, {0});
+    const auto e1 = device_view(b.ptr, ufunc::float32, {0});
+    const auto eopts = cuda_options(s, {device_view(c.ptr, ufunc::float32, {0})});
+    emit("percall_f32_enqueue", "ufunc_no_launch", n, bytes,
+         measure_host_enqueue(ctx.cfg, s, [&] { (void)ufunc::add(e0, e1, eopts); }));
+    const auto ha = ufunc::to_host(ua, {s}), hb = ufunc::to_host(ub, {s});
+    auto hc = ufunc::array::empty({n}, ufunc::float32);
+    const ufunc::call_options host_opts{.out = {hc}, .target = ufunc::target_id::cpu};
+    emit("percall_f32_enqueue", "cpu_target", n, bytes, measure_host_enqueue(ctx.cfg, s, [&] {
+      (void)ufunc::add(ha, hb, host_opts);
+    }));
   }
   {
     // The floor: launching a kernel that does nothing, with the grid a 1024-element kernel would have.
