@@ -86,11 +86,12 @@ batch<T, A> select_fmin(const batch<T, A>& a, const batch<T, A>& b) {
     return xsimd::min(a, b);
 }
 
-// -a, not 0 - a: negative(+0.0) is -0.0.
+// The sign bit flipped, not 0 - a: negative(+0.0) is -0.0. (xsimd 8's unary minus is
+// 0 - a on AVX-512, which the SSE/AVX2 differential runs could not see.)
 template <class T, class A>
 batch<T, A> negate(const batch<T, A>& a) {
   if constexpr (batch_float<T>)
-    return -a;
+    return xsimd::bitwise_xor(a, batch<T, A>(T(-0.0)));
   else
     return wrapping(batch<T, A>(T(0)), a, [](auto x, auto y) { return x - y; });
 }
