@@ -106,6 +106,7 @@ bool can_cast(dtype from, dtype to, casting rule) noexcept {
 }
 
 dtype promote_types(dtype a, dtype b) noexcept {
+  if (a == b) return a;  // the common case, without the search
   // Type ids are ordered so that the first dtype both cast to safely is the
   // smallest common one, which is NumPy's answer for every pair of these dtypes.
   for (int i = 0; i < dtype::count; ++i) {

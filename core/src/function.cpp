@@ -71,6 +71,7 @@ struct resolver_input {
 // in which case they become their kind's default dtype (at the arrays' precision
 // for complex over float32).
 void apply_weak_promotion(std::span<resolver_input> in) {
+  if (std::none_of(in.begin(), in.end(), [](const resolver_input& r) { return r.weak != nullptr; })) return;
   std::optional<dtype> strong;
   for (const auto& r : in)
     if (!r.weak) strong = strong ? promote_types(*strong, r.type) : r.type;

@@ -548,8 +548,9 @@ struct logaddexp2 {
   UFUNC_HOST_DEVICE T operator()(T x, T y) const {
     if (x == y) return x + 1;
     const T d = x - y;
-    if (d > 0) return x + detail::log2_e<T> * m::log1p(m::exp2(-d));
-    if (d <= 0) return y + detail::log2_e<T> * m::log1p(m::exp2(d));
+    // cmath::impl::mul: the product rounded on its own, as on the host (nvcc would fuse it into the sum).
+    if (d > 0) return x + cmath::impl::mul(detail::log2_e<T>, m::log1p(m::exp2(-d)));
+    if (d <= 0) return y + cmath::impl::mul(detail::log2_e<T>, m::log1p(m::exp2(d)));
     return d;
   }
 };
