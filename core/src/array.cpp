@@ -101,6 +101,18 @@ array::array(void* data, dtype type, dim_vector shape, dim_vector byte_strides, 
     throw value_error("strides " + shape_string(strides_) + " do not match shape " + shape_string(shape_));
   if (size_ > 1) check_byte_extent(shape_, strides_, dtype_.itemsize());
   if (data_ == nullptr && size_ != 0) throw value_error("null data pointer for a non-empty array");
+  // Every loop reads elements through typed pointers (scalar code and SIMD gathers), so
+  // a misaligned element is UB (found by fuzzing views of raw memory). NumPy copies
+  // unaligned arrays through buffers; ufunc refuses them instead.
+  if (size_ > 0) {
+    const auto align = visit_dtype(dtype_, [](auto t) { return static_cast<std::int64_t>(alignof(decltype(t))); });
+    bool aligned = reinterpret_cast<std::uintptr_t>(data_) % static_cast<std::uintptr_t>(align) == 0;
+    for (std::size_t d = 0; d < shape_.size(); ++d) aligned = aligned && (shape_[d] < 2 || strides_[d] % align == 0);
+    if (!aligned)
+      throw value_error("misaligned view: the data pointer and the strides " + shape_string(strides_) + " of " +
+                        std::string(dtype_.name()) + " elements must be multiples of " + std::to_string(align) +
+                        " bytes (unaligned arrays are not supported; copy the data into an aligned buffer)");
+  }
 }
 
 array array::empty(const dim_vector& shape, dtype type, ufunc::device where) {
@@ -188,7 +200,11 @@ array array::operator[](std::initializer_list<index> indices) const {
   array r = *this;
   r.shape_.clear();
   r.strides_.clear();
-  std::byte* p = data_;
+  // Offsets wrap instead of overflowing: an empty array may have extents up to 2^62
+  // with any strides (found by fuzzing: a[:, ::-2**61] of an empty int8 array), and
+  // the data pointer of its views is never used. For a non-empty array every offset
+  // lies inside its bytes, whose extent the constructor bounds: nothing wraps.
+  std::uint64_t offset = 0;
   std::size_t axis = 0;
   auto take_slice = [&](const slice& s) {
     const auto n = shape_[axis];
@@ -206,15 +222,19 @@ array array::operator[](std::initializer_list<index> indices) const {
     const detail::int128 wide_step = step, distance = step > 0 ? stop - start : start - stop;
     const detail::int128 magnitude = wide_step < 0 ? -wide_step : wide_step;
     const auto len = distance > 0 ? static_cast<std::int64_t>((distance - 1) / magnitude + 1) : std::int64_t{0};
-    if (len > 0) p += start * strides_[axis];
+    if (len > 0) offset += static_cast<std::uint64_t>(start) * static_cast<std::uint64_t>(strides_[axis]);
     r.shape_.push_back(len);
-    // With fewer than two elements the stride is never used; keep it finite.
-    r.strides_.push_back(len > 1 ? strides_[axis] * step : strides_[axis]);
+    // With fewer than two elements the stride is never used; keep it finite. The
+    // product overflows only for empty arrays (see above), where it is unused too.
+    std::int64_t stride = strides_[axis];
+    if (len > 1 && __builtin_mul_overflow(strides_[axis], step, &stride)) stride = strides_[axis];
+    r.strides_.push_back(stride);
     ++axis;
   };
   for (const auto& i : indices) {
     if (const auto* k = std::get_if<std::int64_t>(&i)) {
-      p += normalize_index(*k, shape_[axis], axis) * strides_[axis];
+      offset += static_cast<std::uint64_t>(normalize_index(*k, shape_[axis], axis)) *
+                static_cast<std::uint64_t>(strides_[axis]);
       ++axis;
     } else if (const auto* s = std::get_if<slice>(&i)) {
       take_slice(*s);
@@ -227,8 +247,8 @@ array array::operator[](std::initializer_list<index> indices) const {
   if (r.shape_.size() > static_cast<std::size_t>(max_ndim))
     throw index_error("number of dimensions must be within [0, " + std::to_string(max_ndim) +
                       "], indexing result would have " + std::to_string(r.shape_.size()));
-  r.data_ = p;
   r.size_ = shape_size(r.shape_);
+  r.data_ = size_ == 0 ? data_ : data_ + static_cast<std::int64_t>(offset);
   return r;
 }
 

@@ -60,3 +60,32 @@ TEST_CASE("fuzz regression: floor, ceil and trunc of float64 beyond the integer 
     }
   }
 }
+
+TEST_CASE("fuzz regression: slicing an empty array with huge extents and steps") {
+  // stride * step and start * stride overflowed int64 for empty arrays, whose extents
+  // may reach 2^62 with any strides (found by fuzz_view).
+  std::int8_t byte = 0;
+  const ufunc::array empty(&byte, ufunc::int8, {0, std::int64_t{1} << 62}, {1, 4});
+  const std::int64_t big = (std::int64_t{1} << 62) - 1;
+  const auto r = empty[{ufunc::slice{}, ufunc::slice{std::nullopt, std::nullopt, -(std::int64_t{1} << 61)}}];
+  CHECK(r.size() == 0);
+  CHECK(r.shape()[1] == 2);
+  const auto s = empty[{ufunc::slice{}, ufunc::slice{big, std::nullopt, 1}}];
+  CHECK(s.shape()[1] == 1);
+  const ufunc::array wide(&byte, ufunc::int8, {0, big}, {1, INT64_MAX});
+  CHECK(wide[{ufunc::slice{}, big - 1}].size() == 0);
+  CHECK(wide[{ufunc::slice{}, ufunc::slice{big - 2, std::nullopt, 1}}].shape()[1] == 2);
+}
+
+TEST_CASE("fuzz regression: views of misaligned elements are refused") {
+  // The loops read elements through typed pointers: a misaligned one was UB (found by
+  // fuzz_view). Views that address no misaligned element stay valid.
+  alignas(16) std::byte buf[64] = {};
+  CHECK_THROWS_AS(ufunc::array(buf + 1, ufunc::float32, {4}), ufunc::value_error);
+  CHECK_THROWS_AS(ufunc::array(buf, ufunc::float64, {4}, {12}), ufunc::value_error);
+  CHECK_THROWS_AS(ufunc::array(buf + 2, ufunc::complex64, {1}), ufunc::value_error);
+  CHECK_NOTHROW(ufunc::array(buf + 1, ufunc::float32, {0}));          // addresses nothing
+  CHECK_NOTHROW(ufunc::array(buf, ufunc::float64, {1, 2}, {3, 8}));   // a stride of an extent-1 axis is unused
+  CHECK_NOTHROW(ufunc::array(buf + 1, ufunc::int8, {4}, {3}));        // bytes are always aligned
+  CHECK_NOTHROW(ufunc::array(buf + 4, ufunc::complex64, {2}, {12}));  // complex64 is aligned as float
+}

@@ -34,7 +34,9 @@ class array {
   array() = default;
 
   /// A non-owning view of `data` (byte strides; empty strides mean C order).
-  /// `owner`, if given, is kept alive as long as any view of this memory.
+  /// `owner`, if given, is kept alive as long as any view of this memory. `data` and
+  /// the strides of axes longer than 1 must be multiples of the element's alignment
+  /// (value_error otherwise).
   array(void* data, dtype type, dim_vector shape, dim_vector byte_strides = {}, std::shared_ptr<void> owner = {},
         ufunc::device where = {});
 
