@@ -351,7 +351,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bool aligned = offset % align == 0, empty = false;
     for (std::size_t d = 0; d < shape.size(); ++d) {
       empty = empty || shape[d] == 0;
-      aligned = aligned && (shape[d] < 2 || strides.empty() || strides[d] % align == 0);
+      aligned = aligned && (shape[d] < 2 || d >= strides.size() || strides[d] % align == 0);
     }
     if (expect == verdict::ok && !aligned && !empty) expect = verdict::bad_strides;
     auto make = [&] { v = ufunc::array(buf.base + offset, type, shape, strides); };
