@@ -1,6 +1,7 @@
 #include <ufunc/core/function.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
@@ -623,6 +624,47 @@ std::vector<array> function::call(std::span<const operand> inputs, const call_op
   return call_list(inputs, options).to_vector();
 }
 
+namespace {
+
+// A Python float given for an input that signature= fixes to an integer dtype is
+// converted as NumPy does it, by Python's int() (truncation), and then checked like a
+// Python int: np.remainder(-21.9, a, signature='II->I') is "Python integer -21 out of
+// bounds for uint32", np.left_shift(a, 2.5, signature='ii->i') shifts by 2. Under
+// 'equiv' NumPy refuses the float instead (the usual scalar cast check), and the sole
+// scalar of a unary ufunc is cast like an array (float64 -> int16 refused). Returns the
+// inputs, or `storage` holding them with such floats replaced.
+std::span<const operand> fixed_float_scalars(std::span<const operand> inputs, const fixed_types& fixed,
+                                             std::vector<operand>& storage, const std::string& name) {
+  bool any = false;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    any |= inputs[i].is_scalar() && inputs[i].as_scalar().value_kind() == weak_scalar::kind::floating &&
+           fixed.slot[i] && fixed.slot[i]->is_integer();
+  if (!any) return inputs;
+  storage.assign(inputs.begin(), inputs.end());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].is_scalar() || inputs[i].as_scalar().value_kind() != weak_scalar::kind::floating || !fixed.slot[i] ||
+        !fixed.slot[i]->is_integer())
+      continue;
+    double v = 0;
+    inputs[i].as_scalar().store(float64, &v);
+    if (std::isnan(v)) throw value_error("ufunc '" + name + "': cannot convert float NaN to integer");
+    if (std::isinf(v)) throw overflow_error("ufunc '" + name + "': cannot convert float infinity to integer");
+    v = std::trunc(v);
+    // Beyond 64 bits no integer dtype holds the value: NumPy's own message there is
+    // "Python int too large to convert to C long".
+    if (v >= 0x1p64 || v < -0x1p63)
+      throw overflow_error("ufunc '" + name + "': Python integer " + inputs[i].as_scalar().str() +
+                           " out of bounds for " + std::string(fixed.slot[i]->name()));
+    if (v >= 0x1p63)
+      storage[i] = static_cast<std::uint64_t>(v);
+    else
+      storage[i] = static_cast<std::int64_t>(v);
+  }
+  return storage;
+}
+
+}  // namespace
+
 detail::result_list function::call_list(std::span<const operand> inputs, const call_options& options) const {
   const detail::function_state& st = *state_;
   const int nin = st.nin, nout = st.nout;
@@ -633,7 +675,16 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
     throw value_error("ufunc '" + st.name + "' has " + std::to_string(nout) + " outputs, but out= names " +
                       std::to_string(options.out.size()));
 
+  // NumPy refuses a read-only out= while it parses the arguments, before any loop is
+  // resolved: np.gcd(1j, 2, out=read_only) says read-only, not "no loop".
+  for (int i = 0; i < static_cast<int>(options.out.size()); ++i)
+    if (options.out[i].valid() && !options.out[i].writeable())
+      throw overlap_error("ufunc '" + st.name + "': out[" + std::to_string(i) + "] (" + options.out[i].describe() +
+                          ") is read-only");
+
   const target_id where_to_run = detail::resolve_target(options.target);
+
+  const auto fixed = fixed_from_options(options, nin, nout, st.name);
 
   // 1. Resolve the loop.
   resolver_input rin[max_operands];
@@ -647,7 +698,6 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
     }
   }
   apply_weak_promotion({rin, static_cast<std::size_t>(nin)});
-  const auto fixed = fixed_from_options(options, nin, nout, st.name);
   type_signature types;
   inner_loop_fn loop_fn;
   const void* loop_data;
@@ -665,6 +715,10 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
     keepalive = loop.keepalive;
   }
 
+  // After the loop search: a signature without a loop is refused first, whatever the scalars.
+  std::vector<operand> converted;
+  if (!options.signature.empty() && options.casting != casting::equiv && nin > 1)
+    inputs = fixed_float_scalars(inputs, fixed, converted, st.name);
   dtype input_types[max_operands];
   for (int i = 0; i < nin; ++i) input_types[i] = rin[i].weak ? types.input(i) : rin[i].type;
   return detail::run_loop({st.name,

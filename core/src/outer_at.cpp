@@ -173,8 +173,9 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
       }
     }
     if (!ok)
-      throw value_error(label + ": array is not broadcastable to correct shape (b has shape " +
-                        array::shape_string(b.shape()) + ", the indexed shape is " + array::shape_string(full) + ")");
+      throw broadcast_error(label + ": array is not broadcastable to correct shape (b has shape " +
+                            array::shape_string(b.shape()) + ", the indexed shape is " + array::shape_string(full) +
+                            ")");
   }
 
   // The loop for (a, b), results cast back into a (unsafe, as NumPy).

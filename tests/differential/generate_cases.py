@@ -448,6 +448,7 @@ class Case:
         self.indices = None  # Arr (int64) for reduceat / at
         self.tol_ulps = None  # reductions: ulps allowed (the runner's table otherwise)
         self.tol_abs = None  # reductions by add: absolute tolerance per result element
+        self.loop = None  # calls: the loop NumPy ran ("ff->f"), for the runner's ulps at its precision
         self.note = ""
 
     # The NumPy side ------------------------------------------------------------
@@ -566,6 +567,7 @@ class Case:
         uf = self.uf
         m = self.method
         loop = self.numpy_loop(views_in)
+        self.loop = loop
         if m == "call":
             # Contiguous copies of the inputs, taken before out= may overwrite one of them.
             snapshot = [np.array(v, order="C") if isinstance(x, Arr) else v for x, v in zip(self.inputs, views_in)]
@@ -1396,7 +1398,7 @@ def fill_random_method(rng, c):
 
 T_ID, T_UFUNC, T_METHOD, T_IN_ARRAY, T_IN_SCALAR, T_OUT_ARRAY, T_OUT_ALIAS, T_WHERE = 1, 2, 3, 4, 5, 6, 7, 8
 T_DTYPE, T_SIGNATURE, T_CASTING, T_AXIS, T_KEEPDIMS, T_INITIAL, T_INDICES = 9, 10, 11, 12, 13, 14, 15
-T_EXPECT_RESULT, T_EXPECT_ERROR, T_DESC, T_CANONICAL, T_TOL = 16, 17, 18, 19, 20
+T_EXPECT_RESULT, T_EXPECT_ERROR, T_DESC, T_CANONICAL, T_TOL, T_LOOP = 16, 17, 18, 19, 20, 21
 
 
 def field(tag, payload):
@@ -1484,6 +1486,8 @@ def enc_case(c, outcome):
     if c.tol_ulps is not None or c.tol_abs is not None:
         t = np.zeros(0) if c.tol_abs is None else np.ascontiguousarray(c.tol_abs, dtype=np.float64).ravel()
         out.append(field(T_TOL, struct.pack("<iQ", -1 if c.tol_ulps is None else c.tol_ulps, t.size) + t.tobytes()))
+    if c.loop is not None:
+        out.append(field(T_LOOP, c.loop.encode()))
     out.append(field(T_DESC, c.describe().encode()))
     body = b"".join(out)
     return struct.pack("<I", len(body)) + body
