@@ -3,6 +3,8 @@
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/error.hpp>
 
+#include <string_view>
+
 namespace ufunc::detail {
 
 std::string method_label(const function& f, const char* method) { return "ufunc '" + f.name() + "'." + method; }
@@ -63,10 +65,31 @@ reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtyp
   }
   if (!found) {
     if (requested) {
+      // NumPy's dtype= of a reduction is the signature (dtype, dtype, dtype) for the loop
+      // search: less_equal.reduce(complex, dtype=bool) runs ??->? on the input cast to
+      // bool; only reduce then accepts a loop with another second input (below).
       call_options opt;
       opt.casting = casting::unsafe;
-      opt.dtype = requested;
-      loop = f.resolve_loop(pair, opt);
+      const std::string code(1, requested->char_code());
+      const std::string same = code + code + "->" + code;  // call_options holds a view
+      opt.signature = same;
+      try {
+        loop = f.resolve_loop(pair, opt);
+      } catch (const no_loop_error&) {
+        if (std::string_view(method) != "reduce") throw;
+        bool any = false;
+        const auto signatures = f.types();
+        for (const auto& sig : signatures) {
+          const auto t = type_signature::parse(sig);
+          if (t.input(0) == *requested && t.output(0) == *requested) {
+            opt.signature = sig;
+            loop = f.resolve_loop(pair, opt);
+            any = true;
+            break;
+          }
+        }
+        if (!any) throw;
+      }
     } else if (out != nullptr) {
       const dtype with_out[2] = {out->type(), input};
       loop = f.resolve_loop(with_out);
@@ -75,9 +98,16 @@ reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtyp
     }
   }
   const auto& t = loop.types;
-  if (t.input(0) != t.output(0) || t.input(1) != t.output(0))
-    throw no_loop_error(method_label(f, method) + ": the resolved loop " + t.str() +
-                        " cannot reduce (its inputs and output must have one dtype)");
+  const std::string unreducible = method_label(f, method) + ": the resolved loop " + t.str() +
+                                  " cannot reduce (its inputs and output must have one dtype)";
+  // NumPy's reduce only requires the first input and the output to agree, so that its
+  // checks of the axes, where= and initial come first (ldexp.reduce(ints, axis=None)
+  // is "not reorderable"); the library has no reduction over a loop with a second
+  // input of another dtype and refuses it after those checks.
+  const bool only_second = t.input(0) == t.output(0) && t.input(1) != t.output(0);
+  if (t.input(0) != t.output(0) ||
+      (t.input(1) != t.output(0) && !(only_second && std::string_view(method) == "reduce")))
+    throw no_loop_error(unreducible);
   if (requested && t.output(0) != *requested)
     throw no_loop_error(method_label(f, method) + ": no loop computes in " + std::string(requested->name()) +
                         "; registered signatures:" + [&] {
@@ -85,7 +115,8 @@ reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtyp
                           for (const auto& sig : f.types()) s += " " + sig;
                           return s;
                         }());
-  return {std::move(loop), t.output(0)};
+  const dtype type = t.output(0);
+  return {std::move(loop), type, only_second ? unreducible : std::string()};
 }
 
 method_placement place_method(const function& f, const char* method, std::optional<target_id> requested,

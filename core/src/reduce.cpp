@@ -1,6 +1,7 @@
 // ufunc.reduce on the host targets (the engine is fold.cpp); device data goes to the
 // cuda backend (backends/cuda/src/device_methods.cpp).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include <ufunc/core/broadcast.hpp>
@@ -66,14 +67,29 @@ reduce_plan plan_reduce(const function& f, const array& a, const reduce_options&
                             " does not broadcast to the input's shape " + array::shape_string(a.shape()));
   }
 
+  if (!rl.unreducible.empty()) throw no_loop_error(rl.unreducible);
+
   if (o.initial) {
     const auto& init = *o.initial;
-    if (init.value_kind() == weak_scalar::kind::complex && !p.type.is_complex())
+    // Into bool, any Python scalar converts by its truth (logical_or.reduce(complex, initial=0.5j)).
+    if (init.value_kind() == weak_scalar::kind::complex && !p.type.is_complex() && p.type != bool_)
       throw casting_error(method_label(f, "reduce") + ": initial=" + init.str() + " cannot be converted to " +
                           std::string(p.type.name()));
     if (!init.fits(p.type))
       throw overflow_error(method_label(f, "reduce") + ": Python integer " + init.str() + " out of bounds for " +
                            std::string(p.type.name()));
+    // NumPy converts a Python float initial for an integer reduction by int(), then
+    // checks the bounds: fmin.reduce(x, dtype='uint64', initial=-5.5) is an OverflowError.
+    if (init.value_kind() == weak_scalar::kind::floating && p.type.is_integer()) {
+      double v = 0;
+      init.store(float64, &v);
+      v = std::trunc(v);
+      const double lo = p.type.kind() == dtype_kind::unsigned_int ? 0.0 : -std::ldexp(1.0, p.type.itemsize() * 8 - 1);
+      const double hi = std::ldexp(1.0, p.type.itemsize() * 8 - (p.type.kind() == dtype_kind::unsigned_int ? 0 : 1));
+      if (!std::isfinite(v) || v < lo || v >= hi)
+        throw overflow_error(method_label(f, "reduce") + ": Python integer " + init.str() + " out of bounds for " +
+                             std::string(p.type.name()));
+    }
     init.store(p.type, p.start);
     p.has_start = true;
   } else if (f.identity()) {

@@ -40,6 +40,9 @@ void require_reduce_like(const function& f, const char* method);
 struct reduce_like_loop {
   loop_entry loop;
   dtype type;
+  /// reduce: non-empty when the loop's second input has another dtype (ldexp's fi->f);
+  /// the reduction is refused with this message after NumPy's other checks.
+  std::string unreducible;
 };
 [[nodiscard]] reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtype input,
                                                    std::optional<dtype> requested, const array* out);
