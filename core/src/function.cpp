@@ -97,11 +97,10 @@ void apply_weak_promotion(std::span<resolver_input> in) {
 }
 
 bool input_matches(const resolver_input& in, dtype loop_type, casting rule) {
-  // A weak integer too large for the arrays' dtype still selects their loop (and
-  // find_loop then raises overflow_error, as NumPy does).
-  if (in.weak)
-    return kind_rank(in.weak->value_kind()) <= kind_rank(loop_type.kind()) &&
-           (in.out_of_bounds || in.weak->fits(loop_type));
+  // A weak scalar selects a loop by its kind alone, never by its value: a Python int
+  // too large for the loop's dtype still selects it (np.ldexp(float32, 2**31) runs
+  // fi->f and then raises overflow_error, as NumPy does).
+  if (in.weak) return kind_rank(in.weak->value_kind()) <= kind_rank(loop_type.kind());
   return can_cast(in.type, loop_type, rule);
 }
 
