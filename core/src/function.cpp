@@ -150,9 +150,13 @@ const loop_entry& find_loop(const detail::function_state& st, std::span<const re
   }
   const loop_entry& loop = select_loop(st, in, fixed, rule);
   for (int i = 0; i < st.nin; ++i)
-    if (in[i].out_of_bounds && !in[i].weak->fits(loop.types.input(i)))
+    if (in[i].out_of_bounds && !in[i].weak->fits(loop.types.input(i))) {
+      if (rule == casting::equiv && loop.types.input(i) != int64)  // NumPy refuses the cast first
+        throw casting_error("Cannot cast ufunc '" + st.name + "' input " + std::to_string(i) + " from Python int to " +
+                            std::string(loop.types.input(i).name()) + " with casting rule 'equiv'");
       throw overflow_error("ufunc '" + st.name + "': Python integer " + in[i].weak->str() + " out of bounds for " +
                            std::string(in[i].type.name()));
+    }
   return loop;
 }
 
@@ -267,6 +271,11 @@ void validate_loop_call(const loop_call& c) {
     if (!c.inputs[i].is_scalar() || exempt(i)) continue;
     const auto& w = c.inputs[i].as_scalar();
     const auto k = types.input(i).kind();
+    // Except under 'equiv', which refuses a Python int for any dtype but int64 first
+    // (even 2**63 for uint64): "cannot cast Python int to uint8 under the casting rule 'equiv'".
+    if (options.casting == casting::equiv && w.value_kind() == weak_scalar::kind::integer && types.input(i) != int64)
+      throw casting_error("Cannot cast " + ufunc_name() + " input " + std::to_string(i) + " from Python int to " +
+                          std::string(types.input(i).name()) + " with casting rule 'equiv'");
     if (w.value_kind() == weak_scalar::kind::integer &&
         (k == dtype_kind::signed_int || k == dtype_kind::unsigned_int) && !w.fits(types.input(i)))
       throw overflow_error(ufunc_name() + ": Python integer " + w.str() + " out of bounds for " +
