@@ -374,35 +374,12 @@ class Cases:
 
     def outer(self, a, b, out):
         """multiply.outer of two 8192-vectors into (8192, 8192) float32; GB/s of the output."""
-        cp = self.cp
         rows, cols = a.size, b.size
-        n = rows * cols
         note("case,outer_f32,multiply.outer of two 8192-vectors,GB/s of output bytes")
         want = lambda idx: value_a(idx // cols, np.float32) * value_b(idx % cols, np.float32)  # noqa: E731
-        if self.use_cupy:
-            def cupy_cases():
-                with self.stream:
-                    out.fill(np.nan)
-                    cp.multiply.outer(a, b, out=out)
-                self.checked("outer_f32", "cupy", n, out, want)
-                with self.stream:
-                    emit("outer_f32", "cupy", n, n * 4,
-                         self.measure("outer_f32 cupy", self.reps, lambda r: cp.multiply.outer(a, b, out=out)))
-                    emit("outer_f32_alloc", "cupy", n, n * 4,
-                         self.measure("outer_f32_alloc cupy", self.reps, lambda r: cp.multiply.outer(a, b)))
-            self.run_guarded("outer_f32 cupy", cupy_cases)
-        if self.torch is not None:
-            torch = self.torch
-            ta, tb, tout = self.torch_of(a), self.torch_of(b), self.torch_of(out)
-
-            def torch_cases():
-                with torch.cuda.stream(self.torch_stream):
-                    tout.fill_(float("nan"))
-                    torch.outer(ta, tb, out=tout)
-                self.checked("outer_f32", "torch", n, tout, want)
-                emit("outer_f32", "torch", n, n * 4,
-                     self.measure("outer_f32 torch", self.reps, lambda r: torch.outer(ta, tb, out=tout)))
-            self.run_guarded("outer_f32 torch", torch_cases)
+        torch_outer = None if self.torch is None else self.torch.outer
+        self._out_and_alloc("outer_f32", rows * cols, rows * cols * 4, a, b, out, want,
+                            cupy_op=self.cp.multiply.outer, torch_op=torch_outer)
 
     def strided(self):
         cp = self.cp
@@ -421,41 +398,44 @@ class Cases:
         del a, b, out
         self.release()
 
-    def _out_and_alloc(self, case, n, nbytes, a, b, out, want):
+    def _out_and_alloc(self, case, n, nbytes, a, b, out, want, cupy_op=None, torch_op=None):
+        """Times op(a, b, out=out) and the allocating op(a, b) for CuPy and PyTorch (default: add)."""
         cp = self.cp
+        cupy_op = cupy_op or cp.add
         if self.use_cupy:
             def cupy_cases():
                 with self.stream:
                     out.fill(np.nan)
-                    cp.add(a, b, out=out)
+                    cupy_op(a, b, out=out)
                 self.checked(case, "cupy", n, out, want)
                 with self.stream:
                     emit(case, "cupy", n, nbytes,
-                         self.measure(f"{case} cupy", self.reps, lambda r: cp.add(a, b, out=out)))
-                    r0 = a + b
+                         self.measure(f"{case} cupy", self.reps, lambda r: cupy_op(a, b, out=out)))
+                    r0 = cupy_op(a, b)
                 self.checked(case + "_alloc", "cupy", n, r0, want)
                 del r0
                 with self.stream:
                     emit(case + "_alloc", "cupy", n, nbytes,
-                         self.measure(f"{case}_alloc cupy", self.reps, lambda r: a + b))
+                         self.measure(f"{case}_alloc cupy", self.reps, lambda r: cupy_op(a, b)))
             self.run_guarded(f"{case} cupy", cupy_cases)
         if self.torch is not None:
             torch = self.torch
+            torch_op = torch_op or torch.add
             ta, tb, tout = self.torch_of(a), self.torch_of(b), self.torch_of(out)
 
             def torch_cases():
                 with torch.cuda.stream(self.torch_stream):
                     tout.fill_(float("nan"))
-                    torch.add(ta, tb, out=tout)
+                    torch_op(ta, tb, out=tout)
                 self.checked(case, "torch", n, tout, want)
                 emit(case, "torch", n, nbytes,
-                     self.measure(f"{case} torch", self.reps, lambda r: torch.add(ta, tb, out=tout)))
+                     self.measure(f"{case} torch", self.reps, lambda r: torch_op(ta, tb, out=tout)))
                 with torch.cuda.stream(self.torch_stream):
-                    r0 = ta + tb
+                    r0 = torch_op(ta, tb)
                 self.checked(case + "_alloc", "torch", n, r0, want)
                 del r0
                 emit(case + "_alloc", "torch", n, nbytes,
-                     self.measure(f"{case}_alloc torch", self.reps, lambda r: ta + tb))
+                     self.measure(f"{case}_alloc torch", self.reps, lambda r: torch_op(ta, tb)))
             self.run_guarded(f"{case} torch", torch_cases)
 
     def percall(self):

@@ -13,6 +13,9 @@
 #include <doctest/doctest.h>
 
 #include <ufunc/ufunc.hpp>
+#if defined(UFUNC_HAS_TBB)
+#include <ufunc/backends/parallel/execute.hpp>
+#endif
 
 namespace ufunc_test {
 
@@ -27,6 +30,42 @@ namespace ufunc_test {
   std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, \
       float, double
 #define UFUNC_TEST_FLOAT_TYPES float, double
+
+/// The host targets of this build: cpu, and parallel where TBB is compiled in.
+inline std::vector<ufunc::target_id> host_targets() {
+#if defined(UFUNC_HAS_TBB)
+  return {ufunc::target_id::cpu, ufunc::target_id::parallel};
+#else
+  return {ufunc::target_id::cpu};
+#endif
+}
+
+/// For a scope: the parallel backend's grain and inline threshold (in elements), small
+/// so that a test-sized call is split into pieces whose edges fall everywhere. Without
+/// TBB it does nothing.
+#if defined(UFUNC_HAS_TBB)
+class parallel_split {
+ public:
+  parallel_split(std::int64_t grain, std::int64_t threshold) {
+    ufunc::backends::parallel::set_grain(grain);
+    ufunc::backends::parallel::set_threshold(threshold);
+  }
+  parallel_split(const parallel_split&) = delete;
+  parallel_split& operator=(const parallel_split&) = delete;
+  ~parallel_split() {
+    ufunc::backends::parallel::set_grain(grain_);
+    ufunc::backends::parallel::set_threshold(threshold_);
+  }
+
+ private:
+  std::int64_t grain_ = ufunc::backends::parallel::grain();
+  std::int64_t threshold_ = ufunc::backends::parallel::threshold();
+};
+#else
+struct parallel_split {
+  parallel_split(std::int64_t, std::int64_t) {}
+};
+#endif
 
 // Targets compiled into this build; each later backend adds itself here so that
 // every typed test runs on it too.

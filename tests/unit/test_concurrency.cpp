@@ -232,23 +232,6 @@ int check_against_scalar_code(const std::vector<stress_case>& cases) {
   return bad;
 }
 
-#if defined(UFUNC_HAS_TBB)
-struct split_guard {
-  i64 grain = ufunc::backends::parallel::grain();
-  i64 threshold = ufunc::backends::parallel::threshold();
-  split_guard(i64 g, i64 t) {
-    ufunc::backends::parallel::set_grain(g);
-    ufunc::backends::parallel::set_threshold(t);
-  }
-  split_guard(const split_guard&) = delete;
-  split_guard& operator=(const split_guard&) = delete;
-  ~split_guard() {
-    ufunc::backends::parallel::set_grain(grain);
-    ufunc::backends::parallel::set_threshold(threshold);
-  }
-};
-#endif
-
 }  // namespace
 
 TEST_CASE("concurrency: 16 threads, random calls on mixed targets, every result as computed on one thread") {
@@ -257,7 +240,7 @@ TEST_CASE("concurrency: 16 threads, random calls on mixed targets, every result 
   constexpr int threads = 16;
 #if defined(UFUNC_HAS_TBB)
   // Pieces of 16 elements: calls of more than 48 elements split across workers.
-  const split_guard split(16, 48);
+  const ufunc_test::parallel_split split(16, 48);
   const std::vector<ufunc::target_id> targets = {ufunc::target_id::cpu, ufunc::target_id::parallel};
 #else
   const std::vector<ufunc::target_id> targets = {ufunc::target_id::cpu};

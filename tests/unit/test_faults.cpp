@@ -24,14 +24,6 @@ namespace {
 using i64 = std::int64_t;
 using ufunc::array;
 
-std::vector<ufunc::target_id> host_targets() {
-#if defined(UFUNC_HAS_TBB)
-  return {ufunc::target_id::cpu, ufunc::target_id::parallel};
-#else
-  return {ufunc::target_id::cpu};
-#endif
-}
-
 // Disarms the hook however the test case ends, so that no later test inherits a failure.
 struct injection_guard {
   injection_guard() = default;
@@ -39,28 +31,6 @@ struct injection_guard {
   injection_guard& operator=(const injection_guard&) = delete;
   ~injection_guard() { ufunc::detail::inject_host_allocation_failures(0); }
 };
-
-#if defined(UFUNC_HAS_TBB)
-// Small pieces, so that a call of a few thousand elements runs on several workers.
-struct split_guard {
-  i64 grain = ufunc::backends::parallel::grain();
-  i64 threshold = ufunc::backends::parallel::threshold();
-  split_guard(i64 g, i64 t) {
-    ufunc::backends::parallel::set_grain(g);
-    ufunc::backends::parallel::set_threshold(t);
-  }
-  split_guard(const split_guard&) = delete;
-  split_guard& operator=(const split_guard&) = delete;
-  ~split_guard() {
-    ufunc::backends::parallel::set_grain(grain);
-    ufunc::backends::parallel::set_threshold(threshold);
-  }
-};
-#else
-struct split_guard {
-  split_guard(i64, i64) {}
-};
-#endif
 
 // Fails the 1st, 2nd, ... host allocation of `op` in turn. Each failure must be a
 // memory_error from op itself; once op makes fewer allocations than the one that
@@ -140,7 +110,7 @@ TEST_CASE("faults: the second output of a two-output call fails to allocate; the
 
 TEST_CASE("faults: every host allocation of calls and methods fails in turn, on cpu and parallel") {
   // Enough elements that parallel calls and reductions split into pieces.
-  const split_guard split(64, 256);
+  const ufunc_test::parallel_split split(64, 256);
   const auto x = ufunc_test::sample_array<double>(3000, 1);
   const auto y = ufunc_test::sample_array<double>(3000, 2);
   const auto m = x.reshape({60, 50});
@@ -152,7 +122,7 @@ TEST_CASE("faults: every host allocation of calls and methods fails in turn, on 
   const auto starts = ufunc::asarray<i64>({0, 10, 5, 49});
   auto relu = ufunc::vectorize<double(double, double)>([](double a, double b) { return a > 0 ? a * b : 0.0; }, "relu");
 
-  for (const auto target : host_targets()) {
+  for (const auto target : ufunc_test::host_targets()) {
     CAPTURE(ufunc::to_string(target));
     const ufunc::call_options on{.target = target};
     int most = 0;
@@ -201,7 +171,7 @@ TEST_CASE("faults: every host allocation of calls and methods fails in turn, on 
 }
 
 TEST_CASE("faults: std::bad_alloc from a user functor reaches the caller unchanged; the next call succeeds") {
-  const split_guard split(16, 64);
+  const ufunc_test::parallel_split split(16, 64);
   auto hungry = ufunc::vectorize<double(double)>(
       [](double v) {
         if (v == 1234.0) throw std::bad_alloc();
@@ -210,7 +180,7 @@ TEST_CASE("faults: std::bad_alloc from a user functor reaches the caller unchang
       "hungry");
   const auto x = ufunc::arange<double>(5000.0);
   const auto small = ufunc::arange<double>(1000.0);
-  for (const auto target : host_targets()) {
+  for (const auto target : ufunc_test::host_targets()) {
     CAPTURE(ufunc::to_string(target));
     CHECK_THROWS_AS((void)hungry(x, {.target = target}), std::bad_alloc);
     CHECK_THROWS_AS((void)hungry(array(x), {.target = target}), std::bad_alloc);
@@ -227,7 +197,7 @@ TEST_CASE("faults: std::bad_alloc from a user functor reaches the caller unchang
 
 TEST_CASE("faults: an exception from a functor on TBB workers reaches the caller; no hang; the next call succeeds") {
 #if defined(UFUNC_HAS_TBB)
-  const split_guard split(8, 32);
+  const ufunc_test::parallel_split split(8, 32);
   constexpr double sentinel = -1.0;
   std::atomic<int> calls{0};
   auto picky = ufunc::vectorize<double(double)>(
@@ -265,7 +235,7 @@ TEST_CASE("faults: an exception from a functor on TBB workers reaches the caller
 TEST_CASE("faults: every piece throwing at once, exceptions of any type, cast buffers and thread limits") {
 #if defined(UFUNC_HAS_TBB)
   namespace par = ufunc::backends::parallel;
-  const split_guard split(4, 8);
+  const ufunc_test::parallel_split split(4, 8);
   struct not_a_std_exception {
     int code;
   };
@@ -311,7 +281,7 @@ TEST_CASE("faults: every piece throwing at once, exceptions of any type, cast bu
 TEST_CASE("faults: floating-point flags of a call that threw do not leak into the next call") {
   // The aborted call divides by zero before it throws; with every policy raise, the
   // next, clean call must not report that division.
-  const split_guard split(16, 64);
+  const ufunc_test::parallel_split split(16, 64);
   auto divide_then_throw = ufunc::vectorize<double(double)>(
       [](double v) {
         const double r = 1.0 / (v - 500.0);
@@ -322,7 +292,7 @@ TEST_CASE("faults: floating-point flags of a call that threw do not leak into th
   const auto x = ufunc::arange<double>(4000.0);
   const auto clean = ufunc::arange<double>(600.0, 1600.0);
   const ufunc::errstate raise_all({.all = ufunc::fp_policy::raise});
-  for (const auto target : host_targets()) {
+  for (const auto target : ufunc_test::host_targets()) {
     CAPTURE(ufunc::to_string(target));
     CHECK_THROWS_AS((void)divide_then_throw(x, {.target = target}), std::out_of_range);
     CHECK_NOTHROW((void)divide_then_throw(clean, {.target = target}));

@@ -43,34 +43,6 @@ using ufunc::dim_vector;
 constexpr i64 i64_max = std::numeric_limits<i64>::max();
 constexpr i64 i64_min = std::numeric_limits<i64>::min();
 
-std::vector<ufunc::target_id> host_targets() {
-#if defined(UFUNC_HAS_TBB)
-  return {ufunc::target_id::cpu, ufunc::target_id::parallel};
-#else
-  return {ufunc::target_id::cpu};
-#endif
-}
-
-#if defined(UFUNC_HAS_TBB)
-// Pieces of a few elements, so that pieces start in the middle of every axis.
-struct parallel_split_guard {
-  i64 grain = ufunc::backends::parallel::grain();
-  i64 threshold = ufunc::backends::parallel::threshold();
-  parallel_split_guard(i64 g, i64 t) {
-    ufunc::backends::parallel::set_grain(g);
-    ufunc::backends::parallel::set_threshold(t);
-  }
-  ~parallel_split_guard() {
-    ufunc::backends::parallel::set_grain(grain);
-    ufunc::backends::parallel::set_threshold(threshold);
-  }
-};
-#else
-struct parallel_split_guard {
-  parallel_split_guard(i64, i64) {}
-};
-#endif
-
 // Checks that `fn` throws E and that the message contains `needle`.
 template <class E, class Fn>
 void check_error(Fn&& fn, const std::string& needle) {
@@ -178,8 +150,8 @@ void check_many_dimensions(std::size_t nd) {
     expected_fma.push_back(x * 2.0 + y);
   });
   auto fma2 = ufunc::vectorize<double(double, double)>([](auto x, auto y) { return x * 2.0 + y; }, "fma2");
-  const parallel_split_guard split(7, 16);
-  for (const auto target : host_targets()) {
+  const ufunc_test::parallel_split split(7, 16);
+  for (const auto target : ufunc_test::host_targets()) {
     CAPTURE(ufunc::to_string(target));
     const array r = ufunc::add(a, b, {.target = target});
     REQUIRE(r.ndim() == nd);
@@ -291,7 +263,7 @@ TEST_CASE("limits: broadcasting huge shapes in a call raises overflow_error befo
   const auto one = ufunc::scalar<std::int8_t>(1);
   const array row = one.broadcast_to({1, i64{1} << 40}), col = one.broadcast_to({i64{1} << 40, 1});
   auto twice = ufunc::vectorize<std::int8_t(std::int8_t, std::int8_t)>([](auto p, auto q) { return p + q; }, "twice");
-  for (const auto target : host_targets()) {
+  for (const auto target : ufunc_test::host_targets()) {
     CAPTURE(ufunc::to_string(target));
     // (2^40, 2^40) elements: the count overflows.
     check_error<ufunc::overflow_error>([&] { (void)ufunc::add(row, col, {.target = target}); },
@@ -325,7 +297,7 @@ TEST_CASE("limits: sizes that fit in 64 bits but not in memory are a memory_erro
   check_error<ufunc::memory_error>([] { (void)array::empty({i64_max}, ufunc::int8); }, "unable to allocate");
   check_error<ufunc::memory_error>([] { (void)array::zeros({i64{1} << 61}, ufunc::int16); }, "unable to allocate");
   const array huge = ufunc::scalar<std::int8_t>(1).broadcast_to({i64{1} << 50});
-  for (const auto target : host_targets())
+  for (const auto target : ufunc_test::host_targets())
     check_error<ufunc::memory_error>([&] { (void)ufunc::add(huge, 1, {.target = target}); }, "1125899906842624 bytes");
   CHECK(ufunc::add(ufunc::arange<std::int8_t>(5), 1).to_vector<std::int8_t>() ==
         std::vector<std::int8_t>{1, 2, 3, 4, 5});
@@ -423,8 +395,8 @@ TEST_SUITE("big") {
     const auto positions = probe_positions(n);
     // Pieces of the default size whatever the environment says (unit.parallel's tiny
     // grain would make 400 million pieces).
-    const parallel_split_guard split(32768, 4 * 32768);
-    const auto targets = host_targets();
+    const ufunc_test::parallel_split split(32768, 4 * 32768);
+    const auto targets = ufunc_test::host_targets();
 
     // add.reduce of int8 sums in int64 (NumPy's rule): every element counts once.
     i64 period_sum = 0, expected_sum = 0;

@@ -176,14 +176,6 @@ ufunc::axes axes_of(int kind, const char* text) {
   return list;
 }
 
-std::vector<std::optional<ufunc::target_id>> host_targets() {
-#if defined(UFUNC_HAS_TBB)
-  return {ufunc::target_id::cpu, ufunc::target_id::parallel};
-#else
-  return {ufunc::target_id::cpu};
-#endif
-}
-
 #if defined(UFUNC_HAS_TBB)
 namespace par = ufunc::backends::parallel;
 struct grain_guard {
@@ -216,7 +208,7 @@ TEST_CASE("methods: reduce equals NumPy over ufuncs, dtypes, layouts, axes and o
 #if defined(UFUNC_HAS_TBB)
   grain_guard guard(7);  // the parallel target splits even these small arrays
 #endif
-  for (const auto target : host_targets()) {
+  for (const std::optional<ufunc::target_id> target : ufunc_test::host_targets()) {
     for (const auto& c : reduce_cases) {
       const std::string cap_ufunc = c.ufunc;
       CAPTURE(cap_ufunc);
@@ -279,7 +271,7 @@ TEST_CASE("methods: accumulate equals NumPy") {
 #if defined(UFUNC_HAS_TBB)
   grain_guard guard(3);
 #endif
-  for (const auto target : host_targets()) {
+  for (const std::optional<ufunc::target_id> target : ufunc_test::host_targets()) {
     for (const auto& c : accumulate_cases) {
       const std::string cap_ufunc = c.ufunc;
       CAPTURE(cap_ufunc);
@@ -310,7 +302,7 @@ TEST_CASE("methods: accumulate equals NumPy") {
 }
 
 TEST_CASE("methods: reduceat equals NumPy") {
-  for (const auto target : host_targets()) {
+  for (const std::optional<ufunc::target_id> target : ufunc_test::host_targets()) {
     for (const auto& c : reduceat_cases) {
       const std::string cap_ufunc = c.ufunc;
       CAPTURE(cap_ufunc);
@@ -429,7 +421,7 @@ TEST_CASE("methods: a user functor that is not reorderable folds strictly in ord
       twice_plus{}, "twice_plus");
   // np.frompyfunc(lambda a, b: 2 * a + b, 2, 1).reduce(np.arange(20.).reshape(4, 5), axis=ax)
   const auto x = ufunc::arange<double>(20.0).reshape({4, 5});
-  for (const auto target : host_targets()) {
+  for (const std::optional<ufunc::target_id> target : ufunc_test::host_targets()) {
     CAPTURE(target.has_value());
 #if defined(UFUNC_HAS_TBB)
     grain_guard guard(2);
@@ -509,7 +501,7 @@ TEST_CASE("methods: float sums are pairwise (accuracy comparable to np.sum)") {
   const ufunc::dtype f32[2] = {ufunc::float32, ufunc::float32};
   const bool builtin_pairwise = ufunc::add->resolve_loop(f32).reduce != nullptr;
   if (!builtin_pairwise) MESSAGE("the built-in add has no reduce fn yet: only the user functor is checked");
-  for (const auto target : host_targets()) {
+  for (const std::optional<ufunc::target_id> target : ufunc_test::host_targets()) {
     for (const ufunc::function* f : {&ufunc::add.get(), &user_sum.ufunc()}) {
       if (f == &ufunc::add.get() && !builtin_pairwise) continue;
       CAPTURE(f->name());
@@ -600,7 +592,7 @@ TEST_CASE("methods: casts to the loop's dtype through buffers, long and strided"
     x.data()[i] = static_cast<std::int8_t>(i % 251 - 125);
     want += x.data()[i];
   }
-  for (const auto target : host_targets()) {
+  for (const std::optional<ufunc::target_id> target : ufunc_test::host_targets()) {
     CHECK(ufunc::add.reduce(x, {.target = target}).item<std::int64_t>() == want);
     const ufunc::array rev = x[{ufunc::slice{std::nullopt, std::nullopt, -3}}];
     std::int64_t want_rev = 0;

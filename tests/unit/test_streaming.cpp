@@ -43,14 +43,6 @@ bool same_bits(const ufunc::array& a, const ufunc::array& b) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
 }
 
-std::vector<ufunc::target_id> host_targets() {
-#if defined(UFUNC_HAS_TBB)
-  return {ufunc::target_id::cpu, ufunc::target_id::parallel};
-#else
-  return {ufunc::target_id::cpu};
-#endif
-}
-
 }  // namespace
 
 TEST_CASE("streaming: the threshold setting") {
@@ -73,7 +65,7 @@ TEST_CASE_TEMPLATE("streaming: same bits as ordinary stores, any length, alignme
   const std::int64_t saved_grain = ufunc::backends::parallel::grain();
   ufunc::backends::parallel::set_grain(37);  // pieces start at every alignment
 #endif
-  for (const auto target : host_targets()) {
+  for (const auto target : ufunc_test::host_targets()) {
     for (std::int64_t n : {1, 7, 16, 63, 64, 65, 129, 300}) {
       for (std::int64_t offset : {0, 1, 3, 5}) {  // the output starts `offset` elements into a 64-byte aligned buffer
         CAPTURE(n);
@@ -104,7 +96,7 @@ TEST_CASE_TEMPLATE("streaming: same bits as ordinary stores, any length, alignme
 TEST_CASE("streaming: built-in loops and SIMD math give the same bits") {
   auto poly = ufunc::vectorize<float(float)>(sine_poly{}, "poly");
   const auto x = ufunc_test::sample_array<float>(100003, 4), y = ufunc_test::sample_array<float>(100003, 5);
-  for (const auto target : host_targets()) {
+  for (const auto target : ufunc_test::host_targets()) {
     ufunc::array a[3], b[3];
     {
       streaming_guard off(0);
@@ -131,7 +123,7 @@ TEST_CASE("streaming: only calls whose outputs reach the threshold stream") {
                                               }},
                                               "probe");
   streaming_guard guard(4000);  // bytes: 1000 float32
-  for (const auto target : host_targets()) {
+  for (const auto target : ufunc_test::host_targets()) {
     streamed = plain = 0;
     (void)probe.ufunc()(ufunc::zeros<float>({999}), {.target = target});
     CHECK(streamed.load() == 0);

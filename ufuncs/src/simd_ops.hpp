@@ -4,6 +4,7 @@
 // values; the differential tests check that they agree with NumPy.
 #pragma once
 
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -107,10 +108,34 @@ batch<T, A> integral_lanes(const batch<T, A>& a, Round round) {
   return xsimd::select(small, round(xsimd::select(small, a, batch<T, A>(T(0)))), a);
 }
 
+// xsimd's exp where the result is a normal number; elsewhere (overflow, subnormal or
+// zero results, NaN) the lanes are recomputed with the scalar exp, because xsimd's
+// overflows early and flushes subnormals. NaN lanes are set aside with a quiet
+// comparison (x == x) before any ordered one, which SSE raises "invalid" for, and
+// xsimd only sees in-range values, so the floating-point flags are the scalar loop's.
+template <class T, class A>
+batch<T, A> exp_normal_range(const batch<T, A>& a) {
+  using B = batch<T, A>;
+  constexpr T lo = std::is_same_v<T, float> ? T(-87) : T(-708);  // exp(lo) is still normal
+  constexpr T hi = std::is_same_v<T, float> ? T(88) : T(709);     // exp(hi) is still finite
+  const auto not_nan = a == a;
+  const B finite_or_zero = xsimd::select(not_nan, a, B(T(0)));
+  const auto inside = not_nan & (finite_or_zero >= B(lo)) & (finite_or_zero <= B(hi));
+  const B r = xsimd::exp(xsimd::select(inside, a, B(T(0))));
+  if (xsimd::all(inside)) return r;
+  alignas(A::alignment()) T in[B::size];
+  alignas(A::alignment()) T out[B::size];
+  a.store_aligned(in);
+  r.store_aligned(out);
+  for (std::size_t i = 0; i < B::size; ++i)
+    if (!(in[i] >= lo && in[i] <= hi)) out[i] = std::exp(in[i]);
+  return B::load_aligned(out);
+}
+
 // Binary and unary operations that are one xsimd expression. xsimd's floor, ceil,
 // trunc and nearbyint lose the sign of zero on some instruction sets; copysign
-// restores it (the result always has the argument's sign). Its exp and log are
-// not used: they overflow early and mishandle subnormals.
+// restores it (the result always has the argument's sign). Its log is not used:
+// it mishandles subnormals; its exp only in exp_normal_range.
 #define UFUNC_SIMD_BINARY(name, concept_, expr)                                \
   struct name : ops::name {                                                    \
     using ops::name::operator();                                               \
@@ -151,6 +176,7 @@ UFUNC_SIMD_UNARY(trunc, batch_float,
 UFUNC_SIMD_UNARY(rint, batch_float, xsimd::copysign(xsimd::nearbyint(a), a))
 // float32 only: xsimd's float64 sin/cos lose up to 7 ulp near multiples of pi
 // (NumPy uses libm there too).
+UFUNC_SIMD_UNARY(exp, batch_float, exp_normal_range(a))
 UFUNC_SIMD_UNARY(sin, batch_float32, xsimd::sin(a))
 UFUNC_SIMD_UNARY(cos, batch_float32, xsimd::cos(a))
 
@@ -198,6 +224,7 @@ UFUNC_SIMD_VERSION(positive)
 UFUNC_SIMD_VERSION(invert)
 UFUNC_SIMD_VERSION(fabs)
 UFUNC_SIMD_VERSION(sqrt)
+UFUNC_SIMD_VERSION(exp)
 UFUNC_SIMD_VERSION(floor)
 UFUNC_SIMD_VERSION(ceil)
 UFUNC_SIMD_VERSION(trunc)
