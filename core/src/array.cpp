@@ -185,9 +185,13 @@ std::byte* array::element_pointer(dtype expected, std::span<const std::int64_t> 
   if (idx.size() != ndim())
     throw index_error("expected " + std::to_string(ndim()) + " indices for an array of shape " + shape_string(shape_) +
                       ", got " + std::to_string(idx.size()));
-  std::int64_t off = 0;
-  for (std::size_t d = 0; d < idx.size(); ++d) off += normalize_index(idx[d], shape_[d], d) * strides_[d];
-  return data_ + off;
+  // Wrapping sums: an empty array may have any strides (see operator[]); one of its
+  // indices is out of range and throws, possibly after a product that overflows
+  // (found by fuzzing). For a non-empty array every offset lies inside its bytes.
+  std::uint64_t off = 0;
+  for (std::size_t d = 0; d < idx.size(); ++d)
+    off += static_cast<std::uint64_t>(normalize_index(idx[d], shape_[d], d)) * static_cast<std::uint64_t>(strides_[d]);
+  return data_ + static_cast<std::int64_t>(off);
 }
 
 array array::operator[](std::initializer_list<index> indices) const {

@@ -89,3 +89,11 @@ TEST_CASE("fuzz regression: views of misaligned elements are refused") {
   CHECK_NOTHROW(ufunc::array(buf + 1, ufunc::int8, {4}, {3}));        // bytes are always aligned
   CHECK_NOTHROW(ufunc::array(buf + 4, ufunc::complex64, {2}, {12}));  // complex64 is aligned as float
 }
+
+TEST_CASE("fuzz regression: element access to an empty array with huge strides") {
+  // index * stride overflowed int64 before the out-of-range index of the empty axis
+  // threw (found by fuzz_view).
+  std::int32_t word = 0;
+  const ufunc::array empty(&word, ufunc::int32, {3, 0}, {-(std::int64_t{3} << 61), 4});
+  CHECK_THROWS_AS((void)empty.at<std::int32_t>(2, 0), ufunc::index_error);
+}
