@@ -28,7 +28,9 @@ T reference_multiply(T a, T b) {
   if constexpr (std::is_same_v<T, bool>)
     return a && b;
   else if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
+    // In uint64: uint16 operands would otherwise promote to int, and 65535 * 65535 overflows it.
+    return static_cast<T>(static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(a)) *
+                          static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(b)));
   else if constexpr (std::is_floating_point_v<T>)
     return a * b;
   else  // NumPy's complex product on x86-64 with FMA (its SIMD loops fuse; so do ours)
