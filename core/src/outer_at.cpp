@@ -35,13 +35,10 @@ array strong(const operand& x) {
 
 }  // namespace
 
-array function::outer(const operand& a, const operand& b, const call_options& options) const {
+std::vector<array> function::outer_all(const operand& a, const operand& b, const call_options& options) const {
   if (nin() != 2)
     throw value_error("outer product only supported for binary functions (" + detail::method_label(*this, "outer") +
                       " takes " + std::to_string(nin()) + " input" + (nin() == 1 ? ")" : "s)"));
-  if (nout() != 1)
-    throw value_error(detail::method_label(*this, "outer") + " has " + std::to_string(nout()) +
-                      " outputs; call() the ufunc on a[..., newaxis...] and b for all of them");
   const array x = strong(a), y = strong(b);
   if (!x.valid() || !y.valid()) throw value_error(detail::method_label(*this, "outer") + ": a null array operand");
   // a[..., newaxis * b.ndim]: the same memory, trailing axes of length 1.
@@ -50,7 +47,15 @@ array function::outer(const operand& a, const operand& b, const call_options& op
     shape.push_back(1);
     strides.push_back(0);
   }
-  return (*this)(detail::restride(x, shape, strides, x.data()), y, options);
+  const operand operands[] = {detail::restride(x, shape, strides, x.data()), y};
+  return call(operands, options);
+}
+
+array function::outer(const operand& a, const operand& b, const call_options& options) const {
+  if (nin() == 2 && nout() != 1)
+    throw value_error(detail::method_label(*this, "outer") + " has " + std::to_string(nout()) +
+                      " outputs; outer_all() returns all of them");
+  return std::move(outer_all(a, b, options)[0]);
 }
 
 void function::at(const array& a, std::span<const array> indices, const operand& b, const call_options& options) const {

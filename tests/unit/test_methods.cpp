@@ -812,3 +812,19 @@ TEST_CASE("methods: target cuda is refused in a build without it") {
                   ufunc::target_error);
 }
 #endif
+
+TEST_CASE("methods: outer_all returns every output of a two-output ufunc (np.divmod.outer)") {
+  const auto a = ufunc::asarray<std::int64_t>({7, -7, 9});
+  const auto b = ufunc::asarray<std::int64_t>({2, -3});
+  const auto both = ufunc::divmod.outer_all(a, b);
+  REQUIRE(both.size() == 2);
+  // NumPy: np.divmod.outer([7, -7, 9], [2, -3]) = ([[3, -3], [-4, 2], [4, -3]], [[1, -2], [1, -1], [1, 0]])
+  const std::vector<std::int64_t> q = {3, -3, -4, 2, 4, -3}, r = {1, -2, 1, -1, 1, 0};
+  CHECK(both[0].shape() == ufunc::dim_vector{3, 2});
+  CHECK(both[0].to_vector<std::int64_t>() == q);
+  CHECK(both[1].to_vector<std::int64_t>() == r);
+  // outer() names the method that returns them all.
+  CHECK_THROWS_WITH_AS((void)ufunc::divmod.outer(a, b), doctest::Contains("outer_all()"), ufunc::value_error);
+  // Single-output ufuncs give the same result both ways.
+  CHECK(ufunc::add.outer_all(a, b).at(0).to_vector<std::int64_t>() == ufunc::add.outer(a, b).to_vector<std::int64_t>());
+}

@@ -126,6 +126,9 @@ class function {
   array reduceat(const array& a, const array& indices, const accumulate_options& options = {}) const;
   /// np.<ufunc>.outer: f(a[i..., newaxis...], b[j...]), of shape a.shape + b.shape.
   array outer(const operand& a, const operand& b, const call_options& options = {}) const;
+  /// outer for ufuncs of any number of outputs, all of them (np.divmod.outer's tuple):
+  ///   auto [q, r] = ... = ufunc::divmod.outer_all(a, b);
+  std::vector<array> outer_all(const operand& a, const operand& b, const call_options& options = {}) const;
   /// np.<ufunc>.at: a[indices] = f(a[indices], b) in place, unbuffered: repeated
   /// indices apply repeatedly, in index order. One integer (or bool) array per leading
   /// axis of `a`; b broadcasts to the indexed shape. Indices are checked before anything

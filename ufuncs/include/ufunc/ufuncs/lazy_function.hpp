@@ -38,6 +38,9 @@ class lazy_function {
   array outer(const operand& a, const operand& b, const call_options& options = {}) const {
     return get_().outer(a, b, options);
   }
+  std::vector<array> outer_all(const operand& a, const operand& b, const call_options& options = {}) const {
+    return get_().outer_all(a, b, options);
+  }
   void at(const array& a, std::span<const array> indices, const operand& b, const call_options& options = {}) const {
     get_().at(a, indices, b, options);
   }
