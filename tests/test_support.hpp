@@ -46,8 +46,9 @@ inline std::vector<ufunc::target_id> host_targets() {
 #if defined(UFUNC_HAS_TBB)
 class parallel_split {
  public:
-  parallel_split(std::int64_t grain, std::int64_t threshold) {
-    ufunc::backends::parallel::set_grain(grain);
+  /// Only the grain (the inline threshold, unless set, follows it).
+  explicit parallel_split(std::int64_t grain) { ufunc::backends::parallel::set_grain(grain); }
+  parallel_split(std::int64_t grain, std::int64_t threshold) : parallel_split(grain) {
     ufunc::backends::parallel::set_threshold(threshold);
   }
   parallel_split(const parallel_split&) = delete;
@@ -63,6 +64,7 @@ class parallel_split {
 };
 #else
 struct parallel_split {
+  explicit parallel_split(std::int64_t) {}
   parallel_split(std::int64_t, std::int64_t) {}
 };
 #endif

@@ -434,9 +434,8 @@ TEST_CASE_TEMPLATE("errstate: no spurious flags from padded SIMD batches (tails,
   std::vector<ufunc::target_id> targets = {ufunc::target_id::cpu};
 #if defined(UFUNC_HAS_TBB)
   targets.push_back(ufunc::target_id::parallel);
-  const std::int64_t saved_grain = ufunc::backends::parallel::grain();
-  ufunc::backends::parallel::set_grain(5);  // pieces of 5: a tail in every piece
 #endif
+  const ufunc_test::parallel_split split(5);  // pieces of 5: a tail in every piece
   warnings w;
   ufunc::errstate guard({.all = fp_policy::raise});
   for (const auto target : targets) {
@@ -467,24 +466,13 @@ TEST_CASE_TEMPLATE("errstate: no spurious flags from padded SIMD batches (tails,
       }
     }
   }
-#if defined(UFUNC_HAS_TBB)
-  ufunc::backends::parallel::set_grain(saved_grain);
-#endif
   CHECK(w.seen.empty());
 }
 
 #if defined(UFUNC_HAS_TBB)
 
-namespace {
-struct grain_guard {
-  std::int64_t saved = ufunc::backends::parallel::grain();
-  explicit grain_guard(std::int64_t g) { ufunc::backends::parallel::set_grain(g); }
-  ~grain_guard() { ufunc::backends::parallel::set_grain(saved); }
-};
-}  // namespace
-
 TEST_CASE("errstate: flags raised on TBB workers reach the caller; the policy applies once per call") {
-  grain_guard grain(8);
+  const ufunc_test::parallel_split grain(8);
   auto divide = ufunc::vectorize<double(double, double), ufunc::target::parallel>(divides{}, "divide");
   auto floor_divide =
       ufunc::vectorize<std::int32_t(std::int32_t, std::int32_t), ufunc::target::parallel>(int_floor_divide{},

@@ -178,11 +178,6 @@ ufunc::axes axes_of(int kind, const char* text) {
 
 #if defined(UFUNC_HAS_TBB)
 namespace par = ufunc::backends::parallel;
-struct grain_guard {
-  std::int64_t saved = par::grain();
-  explicit grain_guard(std::int64_t g) { par::set_grain(g); }
-  ~grain_guard() { par::set_grain(saved); }
-};
 struct threads_guard {
   int saved = par::max_threads();
   explicit threads_guard(int n) { par::set_max_threads(n); }
@@ -206,7 +201,7 @@ std::string message_of(Fn&& fn) {
 
 TEST_CASE("methods: reduce equals NumPy over ufuncs, dtypes, layouts, axes and options") {
 #if defined(UFUNC_HAS_TBB)
-  grain_guard guard(7);  // the parallel target splits even these small arrays
+  const ufunc_test::parallel_split guard(7);  // the parallel target splits even these small arrays
 #endif
   for (const std::optional<ufunc::target_id> target : ufunc_test::host_targets()) {
     for (const auto& c : reduce_cases) {
@@ -269,7 +264,7 @@ TEST_CASE("methods: reduce equals NumPy over ufuncs, dtypes, layouts, axes and o
 
 TEST_CASE("methods: accumulate equals NumPy") {
 #if defined(UFUNC_HAS_TBB)
-  grain_guard guard(3);
+  const ufunc_test::parallel_split guard(3);
 #endif
   for (const std::optional<ufunc::target_id> target : ufunc_test::host_targets()) {
     for (const auto& c : accumulate_cases) {
@@ -424,7 +419,7 @@ TEST_CASE("methods: a user functor that is not reorderable folds strictly in ord
   for (const std::optional<ufunc::target_id> target : ufunc_test::host_targets()) {
     CAPTURE(target.has_value());
 #if defined(UFUNC_HAS_TBB)
-    grain_guard guard(2);
+    const ufunc_test::parallel_split guard(2);
 #endif
     const std::vector<double> axis0 = {55, 70, 85, 100, 115};
     const std::vector<double> axis1 = {26, 181, 336, 491};
@@ -559,7 +554,7 @@ TEST_CASE("methods: parallel reductions give the same bits for every thread coun
     for (int threads : {1, 2, 3, 8}) {
       CAPTURE(grain);
       CAPTURE(threads);
-      grain_guard g(grain);
+      const ufunc_test::parallel_split g(grain);
       threads_guard t(threads);
       const auto got = all_results(ufunc::target_id::parallel);
       for (std::size_t k = 0; k < got.size(); ++k) {
@@ -571,7 +566,7 @@ TEST_CASE("methods: parallel reductions give the same bits for every thread coun
 }
 
 TEST_CASE("methods: an exception thrown by a user functor during a parallel reduction reaches the caller") {
-  grain_guard g(16);
+  const ufunc_test::parallel_split g(16);
   auto picky = ufunc::vectorize<double(double, double), ufunc::target::parallel>(
       [](double a, double b) {
         if (b == 777.0) throw std::domain_error("777");

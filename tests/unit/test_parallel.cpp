@@ -13,12 +13,6 @@ namespace {
 
 namespace par = ufunc::backends::parallel;
 
-struct grain_guard {
-  std::int64_t saved = par::grain();
-  explicit grain_guard(std::int64_t g) { par::set_grain(g); }
-  ~grain_guard() { par::set_grain(saved); }
-};
-
 struct sine_poly {
   template <class T>
   T operator()(T x) const {
@@ -37,7 +31,7 @@ TEST_CASE_TEMPLATE("parallel: results equal the cpu target bit for bit for any g
   const auto expected = g(x, y).to_vector();
   for (std::int64_t grain : {1, 3, 64, 1000, 100000}) {
     CAPTURE(grain);
-    grain_guard guard(grain);
+    const ufunc_test::parallel_split guard(grain);
     CHECK(f(x, y).to_vector() == expected);
     // Strided and broadcast operands too.
     auto xs = x[{ufunc::slice{std::nullopt, std::nullopt, -3}}];
@@ -46,7 +40,7 @@ TEST_CASE_TEMPLATE("parallel: results equal the cpu target bit for bit for any g
 }
 
 TEST_CASE("parallel: SIMD math agrees with the cpu target across piece edges") {
-  grain_guard guard(37);
+  const ufunc_test::parallel_split guard(37);
   auto par_sin = ufunc::vectorize<float(float), ufunc::target::parallel>(sine_poly{}, "s");
   auto cpu_sin = ufunc::vectorize<float(float), ufunc::target::cpu>(sine_poly{}, "s");
   const auto x = ufunc_test::sample_array<float>(5000, 3);
@@ -57,7 +51,7 @@ TEST_CASE("parallel: SIMD math agrees with the cpu target across piece edges") {
 }
 
 TEST_CASE("parallel: a thread limit through a task arena") {
-  grain_guard guard(16);
+  const ufunc_test::parallel_split guard(16);
   par::set_max_threads(1);
   CHECK(par::max_threads() == 1);
   auto r = ufunc::add(ufunc::arange<double>(1000.0), 1.0, {.target = ufunc::target_id::parallel});
@@ -69,7 +63,7 @@ TEST_CASE("parallel: a thread limit through a task arena") {
 }
 
 TEST_CASE("parallel: an exception thrown by the functor on a worker reaches the caller") {
-  grain_guard guard(8);
+  const ufunc_test::parallel_split guard(8);
   auto picky = ufunc::vectorize<double(double), ufunc::target::parallel>(
       [](double x) {
         if (x == 777.0) throw std::domain_error("777 is not allowed");
@@ -83,7 +77,7 @@ TEST_CASE("parallel: an exception thrown by the functor on a worker reaches the 
 }
 
 TEST_CASE("parallel: many user threads calling at once") {
-  grain_guard guard(64);
+  const ufunc_test::parallel_split guard(64);
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t)

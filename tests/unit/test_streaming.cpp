@@ -61,10 +61,7 @@ TEST_CASE_TEMPLATE("streaming: same bits as ordinary stores, any length, alignme
   auto f = ufunc::vectorize<T(T, T)>(fma_like{}, "f");
   const std::int64_t total = 400;
   const auto x = ufunc_test::sample_array<T>(total, 1), y = ufunc_test::sample_array<T>(total, 2);
-#if defined(UFUNC_HAS_TBB)
-  const std::int64_t saved_grain = ufunc::backends::parallel::grain();
-  ufunc::backends::parallel::set_grain(37);  // pieces start at every alignment
-#endif
+  const ufunc_test::parallel_split split(37);  // pieces start at every alignment
   for (const auto target : ufunc_test::host_targets()) {
     for (std::int64_t n : {1, 7, 16, 63, 64, 65, 129, 300}) {
       for (std::int64_t offset : {0, 1, 3, 5}) {  // the output starts `offset` elements into a 64-byte aligned buffer
@@ -88,9 +85,6 @@ TEST_CASE_TEMPLATE("streaming: same bits as ordinary stores, any length, alignme
       }
     }
   }
-#if defined(UFUNC_HAS_TBB)
-  ufunc::backends::parallel::set_grain(saved_grain);
-#endif
 }
 
 TEST_CASE("streaming: built-in loops and SIMD math give the same bits") {
