@@ -27,8 +27,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -645,9 +645,8 @@ void percall_case(context& ctx) {
     const auto ha = ufunc::to_host(ua, {s}), hb = ufunc::to_host(ub, {s});
     auto hc = ufunc::array::empty({n}, ufunc::float32);
     const ufunc::call_options host_opts{.out = {hc}, .target = ufunc::target_id::cpu};
-    emit("percall_f32_enqueue", "cpu_target", n, bytes, measure_host_enqueue(ctx.cfg, s, [&] {
-      (void)ufunc::add(ha, hb, host_opts);
-    }));
+    emit("percall_f32_enqueue", "cpu_target", n, bytes,
+         measure_host_enqueue(ctx.cfg, s, [&] { (void)ufunc::add(ha, hb, host_opts); }));
   }
   {
     // The floor: launching a kernel that does nothing, with the grid a 1024-element kernel would have.
@@ -728,7 +727,6 @@ void print_table() {
     std::printf("\n");
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------------------------
 // The size sweep (cuda_bench --sweep): the cases of bench/sweep_common.hpp on the GPU, float32 and float64,
@@ -896,43 +894,65 @@ void run_sweep_size(sweep_state& st, std::int64_t n, sweep::progress& prog) {
     if (c == "call1024") continue;
     prog.step(dt, n, c);
     if (c == "add") {
-      device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::add(x.ua, x.ub, opts_for(x.uc)); },
-                  [&](std::int64_t i) { return static_cast<double>(va(i) + vb(i)); });
-      device_case(c, "cub", [&](sweep_set<T>& x) {
-        CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr, x.b.ptr), x.c.ptr, n, add_op<T>{}, s));
-      }, [&](std::int64_t i) { return static_cast<double>(va(i) + vb(i)); });
+      device_case(
+          c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::add(x.ua, x.ub, opts_for(x.uc)); },
+          [&](std::int64_t i) { return static_cast<double>(va(i) + vb(i)); });
+      device_case(
+          c, "cub",
+          [&](sweep_set<T>& x) {
+            CUDA_CHECK(
+                cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr, x.b.ptr), x.c.ptr, n, add_op<T>{}, s));
+          },
+          [&](std::int64_t i) { return static_cast<double>(va(i) + vb(i)); });
     } else if (c == "square") {
-      device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::square(x.ua, opts_for(x.uc)); },
-                  [&](std::int64_t i) { return static_cast<double>(va(i) * va(i)); });
-      device_case(c, "cub", [&](sweep_set<T>& x) {
-        CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr), x.c.ptr, n, square_op<T>{}, s));
-      }, [&](std::int64_t i) { return static_cast<double>(va(i) * va(i)); });
+      device_case(
+          c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::square(x.ua, opts_for(x.uc)); },
+          [&](std::int64_t i) { return static_cast<double>(va(i) * va(i)); });
+      device_case(
+          c, "cub",
+          [&](sweep_set<T>& x) {
+            CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr), x.c.ptr, n, square_op<T>{}, s));
+          },
+          [&](std::int64_t i) { return static_cast<double>(va(i) * va(i)); });
     } else if (c == "sin") {
       auto want = [&](std::int64_t i) { return static_cast<double>(std::sin(va(i))); };
-      device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::sin(x.ua, opts_for(x.uc)); }, want);
-      device_case(c, "cub", [&](sweep_set<T>& x) {
-        CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr), x.c.ptr, n, sin_op<T>{}, s));
-      }, want);
+      device_case(
+          c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::sin(x.ua, opts_for(x.uc)); }, want);
+      device_case(
+          c, "cub",
+          [&](sweep_set<T>& x) {
+            CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr), x.c.ptr, n, sin_op<T>{}, s));
+          },
+          want);
     } else if (c == "exp") {
       auto want = [&](std::int64_t i) { return static_cast<double>(std::exp(va(i))); };
       if constexpr (!sweep::is_absent<decltype(ufunc::exp)>) {
-        device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::exp(x.ua, opts_for(x.uc)); }, want);
+        device_case(
+            c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::exp(x.ua, opts_for(x.uc)); }, want);
       } else {
         const auto vexp = ufunc::vectorize<T(T), ufunc::target::cuda>(exp_fn<>{}, "sweep_exp");
-        device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) {
-          (void)vexp(ufunc::array_t<T>(x.ua), ufunc::call_options{.out = {x.uc}, .stream = {s}});
-        }, want);
+        device_case(
+            c, "ufunc_cuda",
+            [&](sweep_set<T>& x) {
+              (void)vexp(ufunc::array_t<T>(x.ua), ufunc::call_options{.out = {x.uc}, .stream = {s}});
+            },
+            want);
       }
-      device_case(c, "cub", [&](sweep_set<T>& x) {
-        CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr), x.c.ptr, n, exp_op<T>{}, s));
-      }, want);
+      device_case(
+          c, "cub",
+          [&](sweep_set<T>& x) {
+            CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr), x.c.ptr, n, exp_op<T>{}, s));
+          },
+          want);
     } else if (c == "bcast") {
       if (r * r != n) continue;
-      device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::add(x.ucol, x.urow, opts_for(x.uc2d)); },
-                  [&](std::int64_t i) { return static_cast<double>(va(i / r) + vb(i % r)); });
+      device_case(
+          c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::add(x.ucol, x.urow, opts_for(x.uc2d)); },
+          [&](std::int64_t i) { return static_cast<double>(va(i / r) + vb(i % r)); });
     } else if (c == "strided") {
-      device_case(c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::add(x.ua2s, x.ub, opts_for(x.uc)); },
-                  [&](std::int64_t i) { return static_cast<double>(va(2 * i) + vb(i)); });
+      device_case(
+          c, "ufunc_cuda", [&](sweep_set<T>& x) { (void)ufunc::add(x.ua2s, x.ub, opts_for(x.uc)); },
+          [&](std::int64_t i) { return static_cast<double>(va(2 * i) + vb(i)); });
     } else if (c == "sum") {
       // The reference once per size: a compensated (Kahan) double sum of the formula (the device data has the same
       // bits). No long double here: nvcc warns that device code treats it as double.
@@ -969,8 +989,8 @@ void run_sweep_size(sweep_state& st, std::int64_t n, sweep::progress& prog) {
         sum_case("ufunc_cuda", [&](sweep_set<T>& x) {
           // array_t<T>: an operand whose type depends on T, so that this call is compiled only where the probe
           // found reduce.
-          const auto res = sweep::reduce_on(ufunc::add, ufunc::array_t<T>(x.ua), ufunc::target_id::cuda,
-                                            ufunc::stream_ref{s});
+          const auto res =
+              sweep::reduce_on(ufunc::add, ufunc::array_t<T>(x.ua), ufunc::target_id::cuda, ufunc::stream_ref{s});
           if constexpr (requires { res.data(); }) {  // a device 0-d array: copy it into s (stream-ordered)
             CUDA_CHECK(cudaMemcpyAsync(x.s.ptr, res.data(), sizeof(T), cudaMemcpyDeviceToDevice, s));
           } else {
@@ -981,7 +1001,8 @@ void run_sweep_size(sweep_state& st, std::int64_t n, sweep::progress& prog) {
         });
       } else {
         static bool said = false;
-        if (!said) std::printf("# skip,sum: ufunc::add.reduce(a, {.target}) is not in this build; no ufunc_cuda rows\n");
+        if (!said)
+          std::printf("# skip,sum: ufunc::add.reduce(a, {.target}) is not in this build; no ufunc_cuda rows\n");
         said = true;
       }
       // cub::DeviceReduce::Sum with its temporary storage allocated once, outside the timing.
@@ -1013,10 +1034,13 @@ void run_sweep_call1024(sweep_state& st) {
     sweep::emit("call1024", dt, n, "ufunc_cuda",
                 measure_host_per_call(ctx.cfg, s, [&] { (void)ufunc::add(x.ua, x.ub, opts); }) * 1e-6, bytes);
   });
-  sweep::emit("call1024", dt, n, "cub", measure_host_per_call(ctx.cfg, s, [&] {
-                CUDA_CHECK(cub::DeviceTransform::Transform(cuda::std::make_tuple(x.a2.ptr, x.b.ptr), x.c.ptr, n,
-                                                           add_op<T>{}, s));
-              }) * 1e-6,
+  sweep::emit("call1024", dt, n, "cub",
+              measure_host_per_call(ctx.cfg, s,
+                                    [&] {
+                                      CUDA_CHECK(cub::DeviceTransform::Transform(
+                                          cuda::std::make_tuple(x.a2.ptr, x.b.ptr), x.c.ptr, n, add_op<T>{}, s));
+                                    }) *
+                  1e-6,
               bytes);
   const double t = measure_host_per_call(ctx.cfg, s, [&] { empty_kernel<<<4, 256, 0, s>>>(); });
   CUDA_CHECK(cudaGetLastError());
@@ -1027,11 +1051,14 @@ int run_sweep(context& ctx, const sweep::options& opt) {
   sweep_state st{&ctx, opt};
   if (ctx.cfg.quick) st.reps = 10, st.reps_large = 5, st.warmup = 2;
   if (ctx.cfg.reps_override > 0) st.reps = st.reps_large = ctx.cfg.reps_override;
-  std::printf("# meta,ufunc_cuda_timing,CUDA events around one call; median of %d reps (%d at 2^28) after %d warm-up; "
-              "stream held until enqueued\n", st.reps, st.reps_large, st.warmup);
+  std::printf(
+      "# meta,ufunc_cuda_timing,CUDA events around one call; median of %d reps (%d at 2^28) after %d warm-up; "
+      "stream held until enqueued\n",
+      st.reps, st.reps_large, st.warmup);
   if constexpr (sweep::is_absent<decltype(ufunc::exp)>)
-    std::printf("# note,exp: the library has no built-in ufunc::exp; ufunc_cuda rows are ufunc::vectorize over the "
-                "device exp\n");
+    std::printf(
+        "# note,exp: the library has no built-in ufunc::exp; ufunc_cuda rows are ufunc::vectorize over the "
+        "device exp\n");
   sweep::progress prog("cuda_bench --sweep", opt);
   for (const auto& dt : opt.dtypes) {
     for (auto n : opt.sizes()) {

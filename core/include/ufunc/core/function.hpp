@@ -65,7 +65,7 @@ struct call_options {
 namespace detail {
 struct function_state;
 class result_list;
-}
+}  // namespace detail
 
 class function {
  public:
@@ -127,7 +127,7 @@ class function {
   /// np.<ufunc>.outer: f(a[i..., newaxis...], b[j...]), of shape a.shape + b.shape.
   array outer(const operand& a, const operand& b, const call_options& options = {}) const;
   /// outer for ufuncs of any number of outputs, all of them (np.divmod.outer's tuple):
-  ///   auto [q, r] = ... = ufunc::divmod.outer_all(a, b);
+  ///   const auto qr = ufunc::divmod.outer_all(a, b);  // qr[0] quotients, qr[1] remainders
   std::vector<array> outer_all(const operand& a, const operand& b, const call_options& options = {}) const;
   /// np.<ufunc>.at: a[indices] = f(a[indices], b) in place, unbuffered: repeated
   /// indices apply repeatedly, in index order. One integer (or bool) array per leading
