@@ -9,8 +9,8 @@
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
-#include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/detail/run_loop.hpp>
+#include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
 
@@ -54,6 +54,19 @@ int kind_rank(dtype_kind k) noexcept {
 }
 int kind_rank(weak_scalar::kind k) noexcept { return static_cast<int>(k); }
 
+// What NumPy checks when it converts a Python int for input `i` to the loop's dtype
+// `t`: under 'equiv' only int64 takes it, refused before its value is looked at (even
+// 2**63 for uint64: "cannot cast Python int to uint8 under the casting rule 'equiv'");
+// otherwise the value must fit an integer `t`. The overflow message names `named`.
+void check_python_int(const std::string& ufunc, int i, const weak_scalar& w, dtype t, casting rule, dtype named) {
+  if (rule == casting::equiv && t != int64)
+    throw casting_error("Cannot cast ufunc '" + ufunc + "' input " + std::to_string(i) + " from Python int to " +
+                        std::string(t.name()) + " with casting rule 'equiv'");
+  if (t.is_integer() && !w.fits(t))
+    throw overflow_error("ufunc '" + ufunc + "': Python integer " + w.str() + " out of bounds for " +
+                         std::string(named.name()));
+}
+
 std::string dtype_list(std::span<const dtype> types) {
   std::string s = "(";
   for (std::size_t i = 0; i < types.size(); ++i) s += (i ? ", " : "") + std::string(types[i].name());
@@ -64,7 +77,7 @@ std::string dtype_list(std::span<const dtype> types) {
 // the dtype of the loop's slot.
 struct resolver_input {
   dtype type;
-  const weak_scalar* weak;  // non-null while the scalar stays weak
+  const weak_scalar* weak;     // non-null while the scalar stays weak
   bool out_of_bounds = false;  // a weak integer that does not fit the arrays' dtype
 };
 
@@ -150,13 +163,8 @@ const loop_entry& find_loop(const detail::function_state& st, std::span<const re
   }
   const loop_entry& loop = select_loop(st, in, fixed, rule);
   for (int i = 0; i < st.nin; ++i)
-    if (in[i].out_of_bounds && !in[i].weak->fits(loop.types.input(i))) {
-      if (rule == casting::equiv && loop.types.input(i) != int64)  // NumPy refuses the cast first
-        throw casting_error("Cannot cast ufunc '" + st.name + "' input " + std::to_string(i) + " from Python int to " +
-                            std::string(loop.types.input(i).name()) + " with casting rule 'equiv'");
-      throw overflow_error("ufunc '" + st.name + "': Python integer " + in[i].weak->str() + " out of bounds for " +
-                           std::string(in[i].type.name()));
-    }
+    if (in[i].out_of_bounds && !in[i].weak->fits(loop.types.input(i)))
+      check_python_int(st.name, i, *in[i].weak, loop.types.input(i), rule, in[i].type);
   return loop;
 }
 
@@ -166,7 +174,7 @@ const loop_entry& select_loop(const detail::function_state& st, std::span<const 
   // (np.subtract(b, b, dtype=np.int8) runs the int8 loop).
   for (const auto& [types, reason] : st.rejected)
     if (!fixed.any && std::equal(types.begin(), types.end(), in.begin(), in.end(),
-                   [](dtype t, const resolver_input& r) { return t == r.type; }))
+                                 [](dtype t, const resolver_input& r) { return t == r.type; }))
       throw no_loop_error("ufunc '" + st.name + "': " + reason);
   if (st.resolver && !fixed.any) {
     dtype types[max_operands];
@@ -230,6 +238,14 @@ const loop_entry& select_loop(const detail::function_state& st, std::span<const 
   throw no_loop_error(msg);
 }
 
+// out= arrays that are read-only (null ones are left to the caller's own message).
+void check_outputs_writeable(std::string_view name, std::span<const array> out) {
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (out[i].valid() && !out[i].writeable())
+      throw overlap_error("ufunc '" + std::string(name) + "': out[" + std::to_string(i) + "] (" + out[i].describe() +
+                          ") is read-only");
+}
+
 // Exactly the same elements in the same order: in-place operation is safe.
 bool same_view(const array& in, std::span<const std::int64_t> in_strides, const array& out) {
   if (in.data() != out.data() || in.itemsize() != out.itemsize()) return false;
@@ -248,38 +264,26 @@ void validate_loop_call(const loop_call& c) {
   // Messages are built only when something is wrong: this runs on every call.
   auto ufunc_name = [&] { return "ufunc '" + std::string(c.name) + "'"; };
   // NumPy checks that outputs are writeable before any cast.
-  for (int i = 0; i < static_cast<int>(options.out.size()); ++i) {
-    const auto& o = options.out[i];
-    if (!o.valid()) throw value_error(ufunc_name() + ": out[" + std::to_string(i) + "] is a null array");
-    if (!o.writeable())
-      throw overlap_error(ufunc_name() + ": out[" + std::to_string(i) + "] (" + o.describe() + ") is read-only");
-  }
+  for (int i = 0; i < static_cast<int>(options.out.size()); ++i)
+    if (!options.out[i].valid()) throw value_error(ufunc_name() + ": out[" + std::to_string(i) + "] is a null array");
+  check_outputs_writeable(c.name, options.out);
   // Scalars are weak (NEP 50) where there is something to be weak against: the sole
   // input of a unary ufunc is converted to its default dtype first and then cast like
   // an array (np.sqrt(127, casting='no') refuses int64 -> float64; np.trunc(2**32,
   // signature='i->i') wraps), as NumPy does.
   const bool weak_scalars = types.nin() > 1;
   auto exempt = [&](int i) {
-    const auto k = types.input(i).kind();
     return (c.truth_inputs && types.input(i) == bool_) ||
            (c.exact_weak_integers && c.inputs[i].as_scalar().value_kind() == weak_scalar::kind::integer &&
-            (k == dtype_kind::signed_int || k == dtype_kind::unsigned_int));
+            types.input(i).is_integer());
   };
   // NumPy converts Python integers to the loop's integer dtype before it checks any
   // cast: np.bitwise_xor(256, bools, dtype='uint8') is an OverflowError, whatever the rule.
   for (int i = 0; i < types.nin() && weak_scalars; ++i) {
     if (!c.inputs[i].is_scalar() || exempt(i)) continue;
     const auto& w = c.inputs[i].as_scalar();
-    const auto k = types.input(i).kind();
-    // Except under 'equiv', which refuses a Python int for any dtype but int64 first
-    // (even 2**63 for uint64): "cannot cast Python int to uint8 under the casting rule 'equiv'".
-    if (options.casting == casting::equiv && w.value_kind() == weak_scalar::kind::integer && types.input(i) != int64)
-      throw casting_error("Cannot cast " + ufunc_name() + " input " + std::to_string(i) + " from Python int to " +
-                          std::string(types.input(i).name()) + " with casting rule 'equiv'");
-    if (w.value_kind() == weak_scalar::kind::integer &&
-        (k == dtype_kind::signed_int || k == dtype_kind::unsigned_int) && !w.fits(types.input(i)))
-      throw overflow_error(ufunc_name() + ": Python integer " + w.str() + " out of bounds for " +
-                           std::string(types.input(i).name()));
+    if (w.value_kind() == weak_scalar::kind::integer)
+      check_python_int(std::string(c.name), i, w, types.input(i), options.casting, types.input(i));
   }
   for (int i = 0; i < types.nin(); ++i) {
     // Weak scalars convert as NumPy's Python scalars do. Under 'equiv', only into their
@@ -302,9 +306,8 @@ void validate_loop_call(const loop_call& c) {
         refused = kind_rank(w.value_kind()) > kind_rank(t.kind()) && !can_cast(w.default_dtype(), t, options.casting);
       if (refused)
         throw casting_error("Cannot cast " + ufunc_name() + " input " + std::to_string(i) + " from Python " +
-                            std::string(w.default_dtype().name()) + " scalar to " +
-                            std::string(types.input(i).name()) + " with casting rule '" +
-                            std::string(to_string(options.casting)) + "'");
+                            std::string(w.default_dtype().name()) + " scalar to " + std::string(types.input(i).name()) +
+                            " with casting rule '" + std::string(to_string(options.casting)) + "'");
     }
     if (!c.inputs[i].is_scalar() && !(c.truth_inputs && types.input(i) == bool_) &&
         !can_cast(c.input_types[i], types.input(i), options.casting))
@@ -312,15 +315,12 @@ void validate_loop_call(const loop_call& c) {
                           std::string(c.input_types[i].name()) + " to " + std::string(types.input(i).name()) +
                           " with casting rule '" + std::string(to_string(options.casting)) + "'");
   }
-  for (int i = 0; i < static_cast<int>(options.out.size()); ++i) {
+  for (int i = 0; i < static_cast<int>(options.out.size()); ++i) {  // valid and writeable: checked first
     const auto& o = options.out[i];
-    if (!o.valid()) throw value_error(ufunc_name() + ": out[" + std::to_string(i) + "] is a null array");
     if (!can_cast(types.output(i), o.type(), options.casting))
       throw casting_error("Cannot cast " + ufunc_name() + " output " + std::to_string(i) + " from " +
                           std::string(types.output(i).name()) + " to " + std::string(o.type().name()) +
                           " with casting rule '" + std::string(to_string(options.casting)) + "'");
-    if (!o.writeable())
-      throw overlap_error(ufunc_name() + ": out[" + std::to_string(i) + "] (" + o.describe() + ") is read-only");
   }
   if (options.where.valid() && options.where.type() != bool_)
     throw dtype_error(ufunc_name() + ": where= must be a bool array, not " + options.where.describe());
@@ -643,16 +643,16 @@ namespace {
 // inputs, or `storage` holding them with such floats replaced.
 std::span<const operand> fixed_float_scalars(std::span<const operand> inputs, const fixed_types& fixed,
                                              std::vector<operand>& storage, const std::string& name) {
-  bool any = false;
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    any |= inputs[i].is_scalar() && inputs[i].as_scalar().value_kind() == weak_scalar::kind::floating &&
+  auto float_for_integer = [&](std::size_t i) {
+    return inputs[i].is_scalar() && inputs[i].as_scalar().value_kind() == weak_scalar::kind::floating &&
            fixed.slot[i] && fixed.slot[i]->is_integer();
+  };
+  bool any = false;
+  for (std::size_t i = 0; i < inputs.size(); ++i) any |= float_for_integer(i);
   if (!any) return inputs;
   storage.assign(inputs.begin(), inputs.end());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].is_scalar() || inputs[i].as_scalar().value_kind() != weak_scalar::kind::floating || !fixed.slot[i] ||
-        !fixed.slot[i]->is_integer())
-      continue;
+    if (!float_for_integer(i)) continue;
     double v = 0;
     inputs[i].as_scalar().store(float64, &v);
     if (std::isnan(v)) throw value_error("ufunc '" + name + "': cannot convert float NaN to integer");
@@ -685,10 +685,7 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
 
   // NumPy refuses a read-only out= while it parses the arguments, before any loop is
   // resolved: np.gcd(1j, 2, out=read_only) says read-only, not "no loop".
-  for (int i = 0; i < static_cast<int>(options.out.size()); ++i)
-    if (options.out[i].valid() && !options.out[i].writeable())
-      throw overlap_error("ufunc '" + st.name + "': out[" + std::to_string(i) + "] (" + options.out[i].describe() +
-                          ") is read-only");
+  check_outputs_writeable(st.name, options.out);
 
   const target_id where_to_run = detail::resolve_target(options.target);
 

@@ -40,11 +40,10 @@ struct run_context {
 };
 
 void run(void* context) {
-  const auto* pc = static_cast<const run_context*>(context);
-  // run_in_arena may run this on another thread than the caller's: acquire first.
-  const tsan_sync::piece_scope runner(pc->sync->piece_tokens());
-  const auto& c = *pc;
+  const auto& c = *static_cast<const run_context*>(context);
   const auto tokens = c.sync->piece_tokens();
+  // run_in_arena may run this on another thread than the caller's: acquire first.
+  const tsan_sync::piece_scope runner(tokens);
   const detail::unit_task& task = *c.task;
   const std::int64_t units = task.units();
   const std::int64_t per_unit = std::max<std::int64_t>(1, task.size() / units);
