@@ -134,6 +134,20 @@ constexpr bool invalid_int_cast(double v) noexcept {
     return !(v > -2147483649.0 && v < 2147483648.0);
 }
 
+// What NumPy's x86 conversion gives where invalid_int_cast holds: the integer
+// indefinite value of the instruction it converts through (INT32_MIN through int32,
+// INT64_MIN through int64) truncated to To, and for uint64, whose conversion subtracts
+// 2^63 from values beyond it first, 0 from 2^64 up (np.float64(2e19) -> uint64 is 0).
+template <class To>
+constexpr To invalid_int_result(double v) noexcept {
+  if constexpr (std::is_same_v<To, std::uint64_t>)
+    return v >= 18446744073709551616.0 ? To{0} : To{0x8000000000000000ull};
+  else if constexpr (sizeof(To) == 8 || std::is_same_v<To, std::uint32_t>)
+    return static_cast<To>(std::numeric_limits<std::int64_t>::min());
+  else
+    return static_cast<To>(std::numeric_limits<std::int32_t>::min());
+}
+
 template <class From, class To>
 void cast_loop(const std::byte* src, std::int64_t src_step, std::byte* dst, std::int64_t dst_step, std::int64_t n) {
   constexpr bool float_to_int = (std::is_floating_point_v<From> || detail::is_complex<From>::value) &&
@@ -142,13 +156,19 @@ void cast_loop(const std::byte* src, std::int64_t src_step, std::byte* dst, std:
   for (std::int64_t i = 0; i < n; ++i) {
     From v;
     std::memcpy(&v, src + i * src_step, sizeof(From));
+    To r;
     if constexpr (float_to_int) {
+      double d;
       if constexpr (detail::is_complex<From>::value)
-        invalid |= invalid_int_cast<To>(static_cast<double>(v.real()));
+        d = static_cast<double>(v.real());
       else
-        invalid |= invalid_int_cast<To>(static_cast<double>(v));
+        d = static_cast<double>(v);
+      const bool bad = invalid_int_cast<To>(d);
+      invalid |= bad;
+      r = bad ? invalid_int_result<To>(d) : convert<To>(v);
+    } else {
+      r = convert<To>(v);
     }
-    const To r = convert<To>(v);
     std::memcpy(dst + i * dst_step, &r, sizeof(To));
   }
   if (invalid) std::feraiseexcept(FE_INVALID);

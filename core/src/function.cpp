@@ -30,6 +30,7 @@ struct function_state {
   function::type_resolver resolver = nullptr;
   bool truth_inputs = false;
   bool exact_weak_integers = false;
+  bool safe_dtype_search = false;
 };
 
 }  // namespace detail
@@ -145,6 +146,16 @@ fixed_types fixed_from_options(const call_options& opt, int nin, int nout, const
   return f;
 }
 
+bool inputs_fixed(const fixed_types& fixed, int nin) {
+  return std::any_of(fixed.slot, fixed.slot + nin, [](const std::optional<dtype>& t) { return t.has_value(); });
+}
+
+bool fits_fixed(const loop_entry& loop, const fixed_types& fixed, int nargs) {
+  for (int i = 0; i < nargs; ++i)
+    if (fixed.slot[i] && *fixed.slot[i] != loop.types[i]) return false;
+  return true;
+}
+
 const loop_entry& select_loop(const detail::function_state& st, std::span<const resolver_input> in,
                               const fixed_types& fixed, casting rule);
 
@@ -152,6 +163,17 @@ const loop_entry& select_loop(const detail::function_state& st, std::span<const 
 // overflow_error (NumPy: "Python integer 300 out of bounds for int8").
 const loop_entry& find_loop(const detail::function_state& st, std::span<const resolver_input> in_given,
                             const fixed_types& fixed, casting rule) {
+  // NumPy's logical ufuncs send a call with a Python scalar through their promoter,
+  // which picks the all-bool loop unless signature= fixes the inputs: the scalar is
+  // tested for truth as given (np.logical_or(zeros_float32, 1e-310) is true; a float32
+  // loop would flush the scalar to 0).
+  if (st.truth_inputs && !inputs_fixed(fixed, st.nin) &&
+      std::any_of(in_given.begin(), in_given.end(), [](const resolver_input& r) { return r.weak != nullptr; }))
+    for (const auto& loop : st.loops) {
+      bool all_bool = fits_fixed(loop, fixed, st.nin + st.nout);
+      for (int i = 0; i < st.nin && all_bool; ++i) all_bool = loop.types.input(i) == bool_;
+      if (all_bool) return loop;
+    }
   resolver_input exact[max_operands];
   std::span<const resolver_input> in = in_given;
   if (st.exact_weak_integers &&
@@ -199,14 +221,10 @@ const loop_entry& select_loop(const detail::function_state& st, std::span<const 
   // With fixed types (dtype=, signature=), NumPy still prefers the loop the inputs
   // promote to: first exact inputs, then safe casts, then the caller's rule.
   const loop_entry* first_fixed_match = nullptr;
-  auto fits_fixed = [&](const loop_entry& loop) {
-    for (int i = 0; i < st.nin + st.nout; ++i)
-      if (fixed.slot[i] && *fixed.slot[i] != loop.types[i]) return false;
-    return true;
-  };
+  const int nargs = st.nin + st.nout;
   if (fixed.any) {
     for (const auto& loop : st.loops) {
-      if (!fits_fixed(loop)) continue;
+      if (!fits_fixed(loop, fixed, nargs)) continue;
       if (!first_fixed_match) first_fixed_match = &loop;
       bool exact = true;
       for (int i = 0; i < st.nin && exact; ++i) exact = !in[i].weak && in[i].type == loop.types.input(i);
@@ -216,18 +234,22 @@ const loop_entry& select_loop(const detail::function_state& st, std::span<const 
   // Safe casts first; the caller's own rule only with fixed types.
   auto first_matching = [&](casting search_rule) -> const loop_entry* {
     for (const auto& loop : st.loops) {
-      bool ok = fits_fixed(loop);
+      bool ok = fits_fixed(loop, fixed, nargs);
       for (int i = 0; i < st.nin && ok; ++i) ok = input_matches(in[i], loop.types.input(i), search_rule);
       if (ok) return &loop;
     }
     return nullptr;
   };
   if (const auto* loop = first_matching(casting::safe)) return *loop;
-  if (fixed.any && rule != casting::safe)
+  // NumPy's legacy type resolvers (ufuncs with mixed-type loops, ldexp) take dtype=
+  // as a loop to search for by safe casts only, whatever casting= says:
+  // np.ldexp(float64, int64, dtype='float32') has no loop even with casting='unsafe'.
+  const bool safe_search_only = st.safe_dtype_search && !inputs_fixed(fixed, st.nin);
+  if (fixed.any && rule != casting::safe && !safe_search_only)
     if (const auto* loop = first_matching(rule)) return *loop;
   // As NumPy: with fixed types, the first loop that has them is chosen anyway, and
   // the caller's cast check then names the input that cannot be converted.
-  if (first_fixed_match) return *first_fixed_match;
+  if (first_fixed_match && !safe_search_only) return *first_fixed_match;
   std::vector<dtype> types;
   for (const auto& r : in) types.push_back(r.type);
   std::string msg = "ufunc '" + st.name + "' has no loop for input dtypes " + dtype_list(types);
@@ -272,15 +294,31 @@ void validate_loop_call(const loop_call& c) {
   // an array (np.sqrt(127, casting='no') refuses int64 -> float64; np.trunc(2**32,
   // signature='i->i') wraps), as NumPy does.
   const bool weak_scalars = types.nin() > 1;
-  auto exempt = [&](int i) {
+  // signature= fixes every input: NumPy then converts each Python scalar to its slot's
+  // dtype, bypassing the logical ufuncs' truth test and the comparisons' exact Python
+  // int loops (np.not_equal(3, 256, signature='BB->?') is an OverflowError).
+  const bool signature_fixed = !options.signature.empty();
+  auto is_weak_integer = [&](int i) {
+    return c.inputs[i].is_scalar() && c.inputs[i].as_scalar().value_kind() == weak_scalar::kind::integer;
+  };
+  // NumPy 2 compares a Python int with an integer array through loops of its own that
+  // take any value and cast nothing, under every casting rule
+  // (np.less_equal(uint16_array, -1, casting='equiv') is all false).
+  bool exact_int_comparison = false;
+  if (c.exact_weak_integers && !signature_fixed && weak_scalars)
+    for (int i = 0; i < types.nin(); ++i) exact_int_comparison |= is_weak_integer(i) && types.input(i).is_integer();
+  auto exempt_scalar = [&](int i) {
+    return !signature_fixed && ((c.truth_inputs && types.input(i) == bool_) ||
+                                (c.exact_weak_integers && is_weak_integer(i) && types.input(i).is_integer()));
+  };
+  auto exempt_array = [&](int i) {
     return (c.truth_inputs && types.input(i) == bool_) ||
-           (c.exact_weak_integers && c.inputs[i].as_scalar().value_kind() == weak_scalar::kind::integer &&
-            types.input(i).is_integer());
+           (exact_int_comparison && c.input_types[i].is_integer() && types.input(i).is_integer());
   };
   // NumPy converts Python integers to the loop's integer dtype before it checks any
   // cast: np.bitwise_xor(256, bools, dtype='uint8') is an OverflowError, whatever the rule.
   for (int i = 0; i < types.nin() && weak_scalars; ++i) {
-    if (!c.inputs[i].is_scalar() || exempt(i)) continue;
+    if (!c.inputs[i].is_scalar() || exempt_scalar(i)) continue;
     const auto& w = c.inputs[i].as_scalar();
     if (w.value_kind() == weak_scalar::kind::integer)
       check_python_int(std::string(c.name), i, w, types.input(i), options.casting, types.input(i));
@@ -290,8 +328,10 @@ void validate_loop_call(const loop_call& c) {
     // default dtype (int64, float64, complex128, bool); under 'no', into any dtype of
     // their kind or a higher one, bool only into bool (NumPy 2's rules, measured).
     // Otherwise a scalar of a higher kind than the loop's input (6.87 into an int8
-    // loop, forced by dtype= or signature=) is cast from its default dtype.
-    if (c.inputs[i].is_scalar() && !exempt(i)) {
+    // loop, forced by dtype= or signature=) is cast from its default dtype. A bool
+    // slot fixed by signature= takes any scalar's truth value but under 'equiv'
+    // (np.add(2.5, bools, signature='??->?') is bool).
+    if (c.inputs[i].is_scalar() && !exempt_scalar(i)) {
       const auto& w = c.inputs[i].as_scalar();
       const dtype t = types.input(i);
       const bool is_bool = w.value_kind() == weak_scalar::kind::boolean;
@@ -300,6 +340,8 @@ void validate_loop_call(const loop_call& c) {
         refused = !can_cast(w.default_dtype(), t, options.casting);
       else if (options.casting == casting::equiv)
         refused = t != w.default_dtype();
+      else if (signature_fixed && t == bool_)
+        refused = false;
       else if (options.casting == casting::no)
         refused = kind_rank(w.value_kind()) > kind_rank(t.kind()) || is_bool != (t == bool_);
       else
@@ -309,8 +351,7 @@ void validate_loop_call(const loop_call& c) {
                             std::string(w.default_dtype().name()) + " scalar to " + std::string(types.input(i).name()) +
                             " with casting rule '" + std::string(to_string(options.casting)) + "'");
     }
-    if (!c.inputs[i].is_scalar() && !(c.truth_inputs && types.input(i) == bool_) &&
-        !can_cast(c.input_types[i], types.input(i), options.casting))
+    if (!c.inputs[i].is_scalar() && !exempt_array(i) && !can_cast(c.input_types[i], types.input(i), options.casting))
       throw casting_error("Cannot cast " + ufunc_name() + " input " + std::to_string(i) + " from " +
                           std::string(c.input_types[i].name()) + " to " + std::string(types.input(i).name()) +
                           " with casting rule '" + std::string(to_string(options.casting)) + "'");
@@ -582,6 +623,11 @@ void function::set_exact_weak_integers() {
   state_->exact_weak_integers = true;
 }
 
+void function::set_safe_dtype_search() {
+  std::unique_lock lock(state_->mutex);
+  state_->safe_dtype_search = true;
+}
+
 void function::set_truth_inputs() {
   std::unique_lock lock(state_->mutex);
   state_->truth_inputs = true;
@@ -725,7 +771,10 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
   if (!options.signature.empty() && options.casting != casting::equiv && nin > 1)
     inputs = fixed_float_scalars(inputs, fixed, converted, st.name);
   dtype input_types[max_operands];
-  for (int i = 0; i < nin; ++i) input_types[i] = rin[i].weak ? types.input(i) : rin[i].type;
+  // A scalar for a bool slot is converted by its truth, never through the dtype it was
+  // promoted to (np.logical_or(zeros_float32, 1e-310j) is true; complex64 flushes it).
+  for (int i = 0; i < nin; ++i)
+    input_types[i] = rin[i].weak || (inputs[i].is_scalar() && types.input(i) == bool_) ? types.input(i) : rin[i].type;
   return detail::run_loop({st.name,
                            types,
                            loop_fn,

@@ -178,6 +178,96 @@ TEST_CASE("ufunc call: dtype=, signature= and casting= choose and police the loo
   CHECK_THROWS_AS(ufunc::add(i8, i8, {.signature = "xx->x"}), ufunc::value_error);
 }
 
+TEST_CASE("ufunc call: Python scalars in the logical ufuncs and comparisons, as NumPy 2") {
+  auto f32 = ufunc::zeros<float>({2});
+  auto c64 = ufunc::full<std::complex<float>>({2}, {1.0f, 0.0f});
+  auto u16 = ufunc::full<std::uint16_t>({2}, 1);
+  auto i16 = ufunc::full<std::int16_t>({2}, 1);
+  auto i64 = ufunc::full<std::int64_t>({2}, 1);
+  constexpr auto no = ufunc::casting::no;
+  constexpr auto equiv = ufunc::casting::equiv;
+  SUBCASE("logical ufuncs test a scalar for truth as given, under every casting rule") {
+    // np.logical_or(zeros_float32, 1e-310) is true: the scalar is not flushed to float32 0.
+    CHECK(ufunc::logical_or(f32, 1e-310).to_vector<bool>() == std::vector<bool>{true, true});
+    CHECK(ufunc::logical_xor(-5e-324, c64).to_vector<bool>() == std::vector<bool>{false, false});
+    CHECK(ufunc::logical_or(f32, std::complex<double>(0, 1e-310)).to_vector<bool>() == std::vector<bool>{true, true});
+    CHECK(ufunc::logical_and(f32, -24.18, {.casting = equiv}).type() == ufunc::bool_);
+    CHECK(ufunc::logical_xor(c64, std::complex<double>(-4.1, 0.12), {.casting = equiv}).type() == ufunc::bool_);
+    CHECK(ufunc::logical_and(c64, true, {.casting = no}).to_vector<bool>() == std::vector<bool>{true, true});
+    // signature= converts the scalar to its slot: float32 flushes it; bool refuses it under 'equiv'.
+    CHECK(ufunc::logical_or(f32, 1e-310, {.signature = "ff->?"}).to_vector<bool>() == std::vector<bool>{false, false});
+    CHECK_THROWS_AS(ufunc::logical_or(f32, 2.5, {.signature = "??->?", .casting = equiv}), ufunc::casting_error);
+    CHECK(ufunc::logical_or(f32, 2.5, {.signature = "??->?", .casting = no}).type() == ufunc::bool_);
+  }
+  SUBCASE("comparisons take a Python int against an integer array whatever its value and the rule") {
+    // np.less_equal(uint16_array, -1, casting='equiv') is all false.
+    CHECK(ufunc::less_equal(u16, -1, {.casting = equiv}).to_vector<bool>() == std::vector<bool>{false, false});
+    CHECK(ufunc::greater(2147483648LL, u16, {.casting = no}).to_vector<bool>() == std::vector<bool>{true, true});
+    CHECK(
+        ufunc::not_equal(ufunc::full<std::int8_t>({1}, 1), std::numeric_limits<std::int64_t>::min(), {.casting = equiv})
+            .to_vector<bool>() == std::vector<bool>{true});
+    // A float array still refuses a Python int under 'equiv' (NumPy: cannot cast Python int to float32).
+    CHECK_THROWS_AS(ufunc::less(f32, 3, {.casting = equiv}), ufunc::casting_error);
+  }
+  SUBCASE("signature= checks a Python int against its slot before any cast") {
+    CHECK_THROWS_AS(ufunc::not_equal(3, 256, {.signature = "BB->?"}), ufunc::overflow_error);
+    CHECK_THROWS_AS(ufunc::greater(2147483647, i16, {.signature = "bb->?"}), ufunc::overflow_error);
+    CHECK_THROWS_AS(ufunc::logical_and(-9, ufunc::zeros<std::complex<double>>({2}), {.signature = "BB->?"}),
+                    ufunc::overflow_error);
+    CHECK_THROWS_AS(ufunc::logical_or(i64, -129, {.signature = "LL->?"}), ufunc::overflow_error);
+    // A float for an integer slot is truncated first: -8 out of bounds for uint8.
+    CHECK_THROWS_AS(ufunc::logical_xor(c64, -8.55, {.signature = "BB->?"}), ufunc::overflow_error);
+    // Into a bool slot any scalar converts by truth, but under 'equiv'.
+    auto flags = ufunc::full<bool>({2}, true);
+    CHECK(ufunc::bitwise_xor(4, flags, {.signature = "??->?"}).to_vector<bool>() == std::vector<bool>{false, false});
+    CHECK(ufunc::add(2.5, flags, {.signature = "??->?", .casting = no}).type() == ufunc::bool_);
+    CHECK_THROWS_AS(ufunc::bitwise_xor(4, flags, {.signature = "??->?", .casting = equiv}), ufunc::casting_error);
+    // dtype= leaves the inputs to promotion: int64 -> bool is refused.
+    CHECK_THROWS_AS(ufunc::bitwise_xor(4, flags, {.dtype = ufunc::bool_}), ufunc::casting_error);
+  }
+}
+
+TEST_CASE("ufunc call: ldexp's dtype= takes a loop the inputs cast to safely, whatever the rule (NumPy)") {
+  auto f32 = ufunc::full<float>({2}, 1);
+  auto f64 = ufunc::full<double>({2}, 1);
+  auto i32 = ufunc::full<std::int32_t>({2}, 1);
+  auto i64 = ufunc::full<std::int64_t>({2}, 1);
+  CHECK(ufunc::ldexp(f32, i64, {.dtype = ufunc::float32}).type() == ufunc::float32);
+  CHECK(ufunc::ldexp(ufunc::full<std::int16_t>({2}, 1), i32, {.dtype = ufunc::float32}).type() == ufunc::float32);
+  CHECK(ufunc::ldexp(f32, 2, {.dtype = ufunc::float32}).type() == ufunc::float32);
+  CHECK(ufunc::ldexp(i64, i32, {.dtype = ufunc::float64}).type() == ufunc::float64);
+  CHECK_THROWS_AS(ufunc::ldexp(f64, i64, {.dtype = ufunc::float32}), ufunc::no_loop_error);
+  CHECK_THROWS_AS(ufunc::ldexp(f64, i64, {.dtype = ufunc::float32, .casting = ufunc::casting::unsafe}),
+                  ufunc::no_loop_error);
+  CHECK_THROWS_AS(ufunc::ldexp(i64, i32, {.dtype = ufunc::float32}), ufunc::no_loop_error);
+  CHECK_THROWS_AS(ufunc::ldexp(-48, 2, {.dtype = ufunc::float32}), ufunc::no_loop_error);
+  CHECK_THROWS_AS(ufunc::ldexp(ufunc::full<std::complex<float>>({2}, 1), i64, {.dtype = ufunc::float32}),
+                  ufunc::no_loop_error);
+  auto out = ufunc::zeros<double>({2});
+  CHECK_THROWS_AS(ufunc::ldexp(f64, i64, {.out = {out}, .dtype = ufunc::float32}), ufunc::no_loop_error);
+  // signature= fixes the loop itself: the inputs are cast under the rule.
+  CHECK(ufunc::ldexp(f64, i64, {.signature = "fl->f"}).type() == ufunc::float32);
+}
+
+TEST_CASE("ufunc call: floats out of an integer's range cast as x86 NumPy's do") {
+  const auto x = ufunc::asarray<double>({3e10, 5e9, 2e19, -1e19, 70000.0, std::nan(""), INFINITY});
+  const ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+  auto cast = [&]<class T>(T) {
+    auto o = ufunc::zeros<T>({7});
+    ufunc::positive(x, {.out = {o}, .casting = ufunc::casting::unsafe});  // float64 loop, output cast
+    return o.template to_vector<T>();
+  };
+  // Up to 32 bits (but uint32) through int32: INT32_MIN, truncated.
+  constexpr std::int32_t m32 = std::numeric_limits<std::int32_t>::min();
+  CHECK(cast(std::int32_t{}) == std::vector<std::int32_t>{m32, m32, m32, m32, 70000, m32, m32});
+  CHECK(cast(std::int16_t{}) == std::vector<std::int16_t>{0, 0, 0, 0, 4464, 0, 0});
+  CHECK(cast(std::uint8_t{}) == std::vector<std::uint8_t>{0, 0, 0, 0, 112, 0, 0});
+  // uint32 and int64 through int64; uint64 from 2^64 up is 0.
+  CHECK(cast(std::uint32_t{}) == std::vector<std::uint32_t>{4230196224u, 705032704u, 0, 0, 70000, 0, 0});
+  constexpr std::uint64_t h = 0x8000000000000000ull;
+  CHECK(cast(std::uint64_t{}) == std::vector<std::uint64_t>{30000000000ull, 5000000000ull, 0, h, 70000, h, 0});
+}
+
 TEST_CASE("ufunc call: bad input raises the specific error, naming what was wrong") {
   auto a = ufunc::arange<float>(3.0f);
   auto b = ufunc::arange<float>(4.0f);
