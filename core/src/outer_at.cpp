@@ -84,6 +84,16 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
   const bool b_scalar = b_operand != nullptr && b_operand->is_scalar();
   const auto place = detail::place_method(*this, "at", options.target, {&a, b.valid() && !b_scalar ? &b : nullptr});
 
+  // The loop for (a, b), results cast back into a (unsafe, as NumPy). NumPy resolves
+  // it before it looks at the indices or at b's shape: np.ldexp.at(complex64, idx, b)
+  // has no loop, whatever idx and b are.
+  call_options resolve_opts;
+  resolve_opts.dtype = options.dtype;
+  resolve_opts.signature = options.signature;
+  resolve_opts.casting = casting::unsafe;
+  const dtype in_types[2] = {a.type(), b.valid() ? b.type() : a.type()};
+  loop_entry resolved = resolve_loop(std::span<const dtype>(in_types, static_cast<std::size_t>(nin())), resolve_opts);
+
   // The index arrays: integers, or bools standing for their nonzero positions.
   std::vector<array> idx;
   std::size_t consumed = 0;
@@ -124,6 +134,7 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
                       "-dimensional, but " + std::to_string(consumed) + " were indexed");
 
   detail::at_plan plan;
+  plan.loop = std::move(resolved);
   {
     std::vector<dim_vector> shapes;
     for (const auto& i : idx) shapes.push_back(i.shape());
@@ -183,13 +194,6 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
                             ")");
   }
 
-  // The loop for (a, b), results cast back into a (unsafe, as NumPy).
-  call_options resolve_opts;
-  resolve_opts.dtype = options.dtype;
-  resolve_opts.signature = options.signature;
-  resolve_opts.casting = casting::unsafe;
-  const dtype in_types[2] = {a.type(), b.valid() ? b.type() : a.type()};
-  plan.loop = resolve_loop(std::span<const dtype>(in_types, static_cast<std::size_t>(nin())), resolve_opts);
   plan.unary = nin() == 1;
   if (place.on_device) {
     detail::at_on_device(*this, a, b, plan, options);

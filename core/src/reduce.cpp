@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
@@ -186,18 +188,21 @@ void run_reduce_folds(const function& f, target_id t, const reduce_plan& p, cons
   } else {
     // Without a start value the first element along the reduced axes was copied in;
     // the rest is a union of boxes: [1:] along the first reduced axis; 0 along it and
-    // [1:] along the second; and so on.
+    // [1:] along the second; and so on. They run last box first, which walks a
+    // C-ordered array in memory order as NumPy does: the order decides which NaN a
+    // complex maximum returns (the first).
     dim_vector shape = a.shape();
     const std::byte* base = a.data();
+    std::vector<std::pair<dim_vector, std::size_t>> boxes;  // shape, the axis it starts at 1 along
     for (std::size_t d = 0; d < p.reduced.size(); ++d) {
       if (!p.reduced[d]) continue;
       if (shape[d] > 1) {
-        dim_vector box = shape;
-        box[d] -= 1;
-        run_box(box, base + a.strides()[d], nullptr);
+        boxes.emplace_back(shape, d);
+        boxes.back().first[d] -= 1;
       }
       shape[d] = 1;
     }
+    for (auto b = boxes.rbegin(); b != boxes.rend(); ++b) run_box(b->first, base + a.strides()[b->second], nullptr);
   }
   fp.finish(f.name());
 }

@@ -799,6 +799,46 @@ TEST_CASE("methods: at checks every index before writing anything") {
   CHECK(a.to_vector() == before);
 }
 
+TEST_CASE("methods: at resolves the loop before it looks at the indices and b, as NumPy") {
+  // np.ldexp.at(complex64 (0, 3), [], int32 (4, 3)): no loop, although b does not broadcast.
+  auto z = ufunc::zeros<std::complex<float>>({0, 3});
+  CHECK_THROWS_AS(ufunc::ldexp.at(z, ufunc::zeros<std::int64_t>({0}), ufunc::zeros<std::int32_t>({4, 3})),
+                  ufunc::no_loop_error);
+  auto z3 = ufunc::zeros<std::complex<float>>({3});
+  CHECK_THROWS_AS(ufunc::ldexp.at(z3, ufunc::asarray<std::int64_t>({5}), ufunc::zeros<std::int32_t>({1})),
+                  ufunc::no_loop_error);
+  auto f3 = ufunc::zeros<float>({3});
+  CHECK_THROWS_AS(ufunc::bitwise_and.at(f3, ufunc::asarray<std::int64_t>({5}), ufunc::zeros<float>({3})),
+                  ufunc::no_loop_error);
+  // With a loop, the index and then b's shape are checked.
+  CHECK_THROWS_AS(ufunc::ldexp.at(f3, ufunc::asarray<std::int64_t>({5}), ufunc::zeros<std::int32_t>({1})),
+                  ufunc::index_error);
+  CHECK_THROWS_AS(ufunc::ldexp.at(f3, ufunc::asarray<std::int64_t>({0, 1}), ufunc::zeros<std::int32_t>({3})),
+                  ufunc::broadcast_error);
+}
+
+TEST_CASE("methods: complex maximum and minimum reductions return the first NaN, as NumPy's in-order fold") {
+  std::vector<std::complex<double>> v(100, {1.0, 0.0});
+  const double nan = std::nan("");
+  v[13] = {nan, nan};  // the first: NumPy's answer
+  v[14] = {9.8, nan};
+  v[52] = {-0.98, nan};
+  v[62] = {nan, 0.99};
+  const auto a = ufunc::asarray<std::complex<double>>(std::span<const std::complex<double>>(v));
+  const ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+  for (const auto& target : ufunc_test::host_targets()) {
+    for (const ufunc::dim_vector& shape : {ufunc::dim_vector{100}, ufunc::dim_vector{5, 5, 1, 4}}) {
+      for (const auto* f : {&ufunc::maximum, &ufunc::minimum}) {
+        CAPTURE(shape.size());
+        const auto r = f->reduce(a.reshape(shape), {.axis = ufunc::all_axes, .target = target});
+        const auto z = r.item<std::complex<double>>();
+        CHECK(std::isnan(z.real()));
+        CHECK(std::isnan(z.imag()));
+      }
+    }
+  }
+}
+
 #if !defined(UFUNC_HAS_CUDA)
 TEST_CASE("methods: target cuda is refused in a build without it") {
   CHECK_THROWS_AS((void)ufunc::add.reduce(ufunc::arange<double>(3.0), {.target = ufunc::target_id::cuda}),

@@ -247,6 +247,11 @@ function make_builtin(int number) {
     e.device_data = dk.data;
     e.device_reduce = dk.methods;
 #endif
+    // Which NaN a complex maximum/minimum reduction returns depends on the order: NumPy
+    // folds in order and keeps the first NaN; a pairwise reduce fn (its accumulators
+    // interleave the elements) may return a later one. Without the reduce fn the fold
+    // runs the elementwise loop in order, in blocks still combined in order.
+    if ((number == number_maximum || number == number_minimum) && e.types.input(0).is_complex()) e.reduce = nullptr;
     f.add_loop(std::move(e));
   }
   apply_numpy_resolution_rules(f, number);
