@@ -2,7 +2,9 @@
 //
 //   ufunc_call_profile <case> [calls] [elements]
 //
-// cases: add_alloc, add_out (ufunc::add on ufunc::array), vec_alloc, vec_out
+// elements: a count (1-d arrays), or 0d for 0-d arrays.
+// cases: add_alloc, add_out (ufunc::add on ufunc::array), add_scalar (ufunc::add
+// of an array and a C++ float, out=), vec_alloc, vec_out
 // (vectorize on array_t<float>, compiled for this TU's instruction set), and the
 // pieces of a call timed alone: kernel (vectorize's inner loop called directly, no
 // call machinery), empty (array::empty), options (building call_options with one
@@ -20,15 +22,20 @@
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: %s add_alloc|add_out|vec_alloc|vec_out|kernel|empty|options|operand|resolve [calls] [n]\n",
+                 "usage: %s add_alloc|add_out|add_scalar|vec_alloc|vec_out|kernel|empty|options|operand|resolve "
+                 "[calls] [n|0d]\n",
                  argv[0]);
     return 2;
   }
   const std::string_view what = argv[1];
   const long calls = argc > 2 ? std::atol(argv[2]) : 1000000;
-  const std::int64_t n = argc > 3 ? std::atol(argv[3]) : 1024;
+  const bool zero_d = argc > 3 && std::string_view(argv[3]) == "0d";
+  const std::int64_t n = zero_d ? 1 : argc > 3 ? std::atol(argv[3]) : 1024;
   const auto d = bench::make_data(n);
-  const ufunc::array a = d.a, b = d.b, c = d.c;
+  // 0-d: the same single elements, viewed without an axis.
+  const ufunc::array a = zero_d ? d.a.reshape({}) : d.a, b = zero_d ? d.b.reshape({}) : d.b,
+                     c = zero_d ? d.c.reshape({}) : d.c;
+  const char* size_label = zero_d ? "0d" : argc > 3 ? argv[3] : "1024";
   const auto add_fn = [](auto x, auto y) { return x + y; };
   const auto vadd = ufunc::vectorize<float(float, float)>(add_fn, "profile_add");
   char* kernel_args[] = {reinterpret_cast<char*>(d.a.data()), reinterpret_cast<char*>(d.b.data()),
@@ -41,13 +48,15 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     for (long i = 0; i < calls; ++i) f();
     const auto t1 = std::chrono::steady_clock::now();
-    std::printf("%s n=%lld: %.1f ns per call\n", argv[1], static_cast<long long>(n),
+    std::printf("%s n=%s: %.1f ns per call\n", argv[1], size_label,
                 std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(calls));
   };
   if (what == "add_alloc")
     loop([&] { bench::keep(ufunc::add(a, b)); });
   else if (what == "add_out")
     loop([&] { bench::keep(ufunc::add(a, b, {.out = {c}})); });
+  else if (what == "add_scalar")
+    loop([&] { bench::keep(ufunc::add(a, 2.5f, {.out = {c}})); });
   else if (what == "vec_alloc")
     loop([&] { bench::keep(vadd(d.a, d.b)); });
   else if (what == "vec_out")
