@@ -1,6 +1,7 @@
 #include <ufunc/core/function.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -31,6 +32,13 @@ struct function_state {
   bool truth_inputs = false;
   bool exact_weak_integers = false;
   bool safe_dtype_search = false;
+  // Names this function's loop table as it is now, for the resolution cache: unique
+  // across every function and every change (each change under `mutex` takes a new
+  // one), so a cached loop of a destroyed function or an older table never matches.
+  std::atomic<std::uint64_t> stamp{0};
+  // The keepalives of replaced loops. A call that found its loop in the cache runs it
+  // without a lock or a reference, so its state lives as long as the function.
+  std::vector<std::shared_ptr<const void>> retired;
 };
 
 }  // namespace detail
@@ -258,6 +266,95 @@ const loop_entry& select_loop(const detail::function_state& st, std::span<const 
   if (st.loops.empty()) msg += " none";
   for (const auto& loop : st.loops) msg += " " + loop.types.str();
   throw no_loop_error(msg);
+}
+
+std::uint64_t new_stamp() noexcept {
+  static std::atomic<std::uint64_t> next{1};  // 0: an empty cache slot
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The resolved loop of a call, without its keepalive (function_state::retired keeps
+// the loop's state alive instead).
+struct resolved_loop {
+  type_signature types;
+  inner_loop_fn host = nullptr;
+  const void* host_data = nullptr;
+  device_loop_fn device = nullptr;
+  const void* device_data = nullptr;
+};
+
+resolved_loop resolved_from(const loop_entry& loop) noexcept {
+  return {loop.types, loop.host, loop.host_data, loop.device, loop.device_data};
+}
+
+// Each thread remembers the loops its recent calls resolved, so that a repeated call
+// skips the loop search and the table's lock: nothing is shared, so threads calling
+// the same ufunc touch no common cache line. An entry is valid for one function_state
+// stamp, so a loop registered, replaced or rejected later (vectorize, add_loop,
+// reject_inputs, set_*) is seen by the next call.
+//
+// The key is everything find_loop reads of a call besides the table: per input, its
+// dtype after NEP 50's weak promotion, whether it is still a weak scalar, and the
+// scalar's kind; dtype= and casting=. A weak integer that does not fit the arrays'
+// dtype (out_of_bounds) makes the answer depend on its value (NumPy 2's exact
+// comparisons, overflow errors), so such calls are not cached; nor are calls with
+// signature= (parsed text) or more inputs than a key holds. Errors are never cached.
+constexpr int cached_max_inputs = 6;
+
+struct resolution_key {
+  std::uint64_t stamp = 0;
+  std::uint64_t call = 0;  // inputs (a byte each), dtype=, casting=
+};
+
+struct resolution_cache_entry {
+  resolution_key key;
+  resolved_loop loop;
+};
+
+constexpr std::size_t resolution_cache_size = 32;  // a power of two
+thread_local resolution_cache_entry t_resolution_cache[resolution_cache_size];
+
+// The key of a call, or nothing where the call is not cacheable.
+std::optional<std::uint64_t> resolution_call_key(std::span<const resolver_input> in, const call_options& options) {
+  if (in.size() > cached_max_inputs || !options.signature.empty()) return std::nullopt;
+  std::uint64_t k = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const auto& r = in[i];
+    if (r.out_of_bounds) return std::nullopt;
+    // dtype index (4 bits), weak (1 bit), weak kind (2 bits); never 0, so a key
+    // also tells the number of inputs.
+    std::uint64_t b = static_cast<std::uint64_t>(r.type.index()) + 1;
+    if (r.weak) b |= 0x10u | (static_cast<std::uint64_t>(r.weak->value_kind()) << 5);
+    k |= b << (8 * i);
+  }
+  const std::uint64_t dt = options.dtype ? static_cast<std::uint64_t>(options.dtype->index()) + 1 : 0;
+  k |= dt << 48;
+  k |= static_cast<std::uint64_t>(options.casting) << 56;
+  return k;
+}
+
+resolution_cache_entry& resolution_slot(std::uint64_t stamp, std::uint64_t call) noexcept {
+  const std::uint64_t h = (stamp * 0x9E3779B97F4A7C15ull) ^ (call * 0xC2B2AE3D27D4EB4Full);
+  return t_resolution_cache[(h >> 40) & (resolution_cache_size - 1)];
+}
+
+// find_loop through the calling thread's cache.
+resolved_loop find_loop_cached(const detail::function_state& st, std::span<const resolver_input> in,
+                               const fixed_types& fixed, const call_options& options) {
+  const auto call = resolution_call_key(in, options);
+  if (call) {
+    const std::uint64_t stamp = st.stamp.load(std::memory_order_acquire);
+    const auto& e = resolution_slot(stamp, *call);
+    if (e.key.stamp == stamp && e.key.call == *call) return e.loop;
+  }
+  std::shared_lock lock(st.mutex);
+  const resolved_loop r = resolved_from(find_loop(st, in, fixed, options.casting));
+  if (call) {
+    // The stamp read under the lock is the table find_loop searched.
+    const std::uint64_t stamp = st.stamp.load(std::memory_order_relaxed);
+    resolution_slot(stamp, *call) = {{stamp, *call}, r};
+  }
+  return r;
 }
 
 // out= arrays that are read-only (null ones are left to the caller's own message).
@@ -576,6 +673,7 @@ function::function(std::string name, int nin, int nout, std::optional<weak_scala
   state_->nin = nin;
   state_->nout = nout;
   state_->identity = identity;
+  state_->stamp.store(new_stamp(), std::memory_order_relaxed);
 }
 
 const std::string& function::name() const noexcept { return state_->name; }
@@ -602,8 +700,10 @@ void function::add_loop(loop_entry loop) {
                       std::to_string(nout()) + " outputs; loop " + loop.types.str() + " does not");
   if (loop.host == nullptr) throw value_error("ufunc '" + name() + "': loop " + loop.types.str() + " has no code");
   std::unique_lock lock(state_->mutex);
+  state_->stamp.store(new_stamp(), std::memory_order_release);
   for (auto& l : state_->loops)
     if (l.types == loop.types) {
+      if (l.keepalive) state_->retired.push_back(std::move(l.keepalive));
       l = std::move(loop);
       return;
     }
@@ -615,31 +715,42 @@ void function::reject_inputs(std::vector<dtype> inputs, std::string reason) {
     throw value_error("ufunc '" + name() + "' takes " + std::to_string(nin()) + " inputs; reject_inputs got " +
                       std::to_string(inputs.size()));
   std::unique_lock lock(state_->mutex);
+  state_->stamp.store(new_stamp(), std::memory_order_release);
   state_->rejected.emplace_back(std::move(inputs), std::move(reason));
 }
 
 void function::set_exact_weak_integers() {
   std::unique_lock lock(state_->mutex);
+  state_->stamp.store(new_stamp(), std::memory_order_release);
   state_->exact_weak_integers = true;
 }
 
 void function::set_safe_dtype_search() {
   std::unique_lock lock(state_->mutex);
+  state_->stamp.store(new_stamp(), std::memory_order_release);
   state_->safe_dtype_search = true;
 }
 
 void function::set_truth_inputs() {
   std::unique_lock lock(state_->mutex);
+  state_->stamp.store(new_stamp(), std::memory_order_release);
   state_->truth_inputs = true;
 }
 
 void function::set_type_resolver(type_resolver resolver) {
   std::unique_lock lock(state_->mutex);
+  state_->stamp.store(new_stamp(), std::memory_order_release);
   state_->resolver = resolver;
 }
 
 type_signature function::resolve(std::span<const dtype> inputs, const call_options& options) const {
-  return resolve_loop(inputs, options).types;
+  if (static_cast<int>(inputs.size()) != nin())
+    throw value_error("ufunc '" + name() + "' takes " + std::to_string(nin()) + " inputs, got " +
+                      std::to_string(inputs.size()));
+  resolver_input in[max_operands];
+  for (int i = 0; i < nin(); ++i) in[i] = {inputs[i], nullptr};
+  const auto fixed = fixed_from_options(options, nin(), nout(), name());
+  return find_loop_cached(*state_, {in, inputs.size()}, fixed, options).types;
 }
 
 loop_entry function::resolve_loop(std::span<const dtype> inputs, const call_options& options) const {
@@ -749,22 +860,8 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
     }
   }
   apply_weak_promotion({rin, static_cast<std::size_t>(nin)});
-  type_signature types;
-  inner_loop_fn loop_fn;
-  const void* loop_data;
-  device_loop_fn device_fn;
-  const void* device_data;
-  std::shared_ptr<const void> keepalive;  // the loop may be replaced while we run
-  {
-    std::shared_lock lock(st.mutex);
-    const auto& loop = find_loop(st, {rin, static_cast<std::size_t>(nin)}, fixed, options.casting);
-    types = loop.types;
-    loop_fn = loop.host;
-    loop_data = loop.host_data;
-    device_fn = loop.device;
-    device_data = loop.device_data;
-    keepalive = loop.keepalive;
-  }
+  const resolved_loop loop = find_loop_cached(st, {rin, static_cast<std::size_t>(nin)}, fixed, options);
+  const type_signature& types = loop.types;
 
   // After the loop search: a signature without a loop is refused first, whatever the scalars.
   std::vector<operand> converted;
@@ -777,10 +874,10 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
     input_types[i] = rin[i].weak || (inputs[i].is_scalar() && types.input(i) == bool_) ? types.input(i) : rin[i].type;
   return detail::run_loop({st.name,
                            types,
-                           loop_fn,
-                           loop_data,
-                           device_fn,
-                           device_data,
+                           loop.host,
+                           loop.host_data,
+                           loop.device,
+                           loop.device_data,
                            inputs,
                            {input_types, static_cast<std::size_t>(nin)},
                            options,

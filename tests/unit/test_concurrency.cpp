@@ -316,3 +316,41 @@ TEST_CASE("concurrency: 16 threads, random calls on mixed targets, every result 
   std::printf("concurrency: %lld calls on %d threads, %lld raised floating_point_error as their policy said\n",
               static_cast<long long>(done.load()), threads, static_cast<long long>(raised.load()));
 }
+
+TEST_CASE("concurrency: loops replaced and added while other threads call the ufunc") {
+  // Calls find their loop in a per-thread cache and run it without a lock: a loop
+  // replaced meanwhile must stay alive (its functor is not freed under a running call;
+  // ASan and TSan runs check this) and the next calls must see the change.
+  struct offset_add {
+    std::vector<double> offset = std::vector<double>(64, 0.0);  // heap state, freed with the functor
+    double operator()(double a, double b) const { return a + b + offset[7]; }
+  };
+  ufunc::function f("replaced_while_called", 2, 1);
+  f.add_loop(ufunc::backends::cpu::make_loop<double(double, double)>(offset_add{}));
+  const auto x = ufunc::asarray<double>({1, 2, 3, 4});
+  std::atomic<bool> stop{false};
+  std::atomic<int> wrong{0};
+  std::atomic<long> calls{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      while (!stop.load()) {
+        const ufunc::array_t<double> r(f(x, x));
+        if (r.at(3) != 8.0) ++wrong;
+        calls.fetch_add(1);
+      }
+    });
+  const int replacements = UFUNC_STRESS_SANITIZED ? 50 : 500;
+  for (int k = 0; k < replacements; ++k) {
+    f.add_loop(ufunc::backends::cpu::make_loop<double(double, double)>(offset_add{}));
+    if (k == replacements / 2)  // a new signature too, after the threads' calls
+      f.add_loop(ufunc::backends::cpu::make_loop<float(float, float)>([](float a, float b) { return a + b; }));
+    const long before = calls.load();
+    while (calls.load() < before + 2) std::this_thread::yield();
+  }
+  stop = true;
+  for (auto& th : threads) th.join();
+  CHECK(wrong.load() == 0);
+  CHECK(f.ntypes() == 2);
+  CHECK(f(ufunc::asarray<float>({1, 2}), ufunc::asarray<float>({1, 2})).type() == ufunc::float32);
+}

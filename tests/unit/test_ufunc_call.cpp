@@ -412,3 +412,105 @@ TEST_CASE("ufunc call: many threads calling at once get correct results") {
   for (auto& th : threads) th.join();
   CHECK(failures.load() == 0);
 }
+
+namespace {
+
+// A binary loop that computes `op` of two T, for the resolution-cache tests.
+template <class T, class Op>
+ufunc::loop_entry binary_loop(Op op) {
+  return ufunc::backends::cpu::make_loop<T(T, T)>(op);
+}
+
+}  // namespace
+
+TEST_CASE("ufunc call: loops registered, replaced or refused after calls are used by the next call") {
+  // Each thread remembers the loops it resolved; every change to the loop table must
+  // be seen by the next call, never a loop from before it.
+  ufunc::function f("cache_probe", 2, 1);
+  f.add_loop(binary_loop<float>([](float a, float b) { return a + b; }));
+  const auto x32 = ufunc::asarray<float>({1, 2, 3});
+  const auto y32 = ufunc::asarray<float>({10, 20, 30});
+  const auto x64 = ufunc::asarray<double>({1, 2, 3});
+  const auto x16 = ufunc::asarray<std::int16_t>({1, 2, 3});
+  for (int k = 0; k < 3; ++k) CHECK(ufunc::array_t<float>(f(x32, y32)).at(2) == 33.0f);
+  CHECK_THROWS_AS(f(x64, x64), ufunc::no_loop_error);  // float64 does not cast safely to float32
+  // int16 casts safely to float32: the search finds ff->f, and remembers it.
+  for (int k = 0; k < 3; ++k) CHECK(f(x16, x16).type() == ufunc::float32);
+
+  f.add_loop(binary_loop<double>([](double a, double b) { return a * b; }));
+  CHECK(ufunc::array_t<double>(f(x64, x64)).at(2) == 9.0);
+  f.add_loop(binary_loop<std::int16_t>([](std::int16_t a, std::int16_t b) { return static_cast<std::int16_t>(a - b); }));
+  CHECK(f(x16, x16).type() == ufunc::int16);  // the exact loop now, not the cached cast to float32
+
+  // A replaced loop: the new code runs.
+  f.add_loop(binary_loop<float>([](float a, float b) { return a - b; }));
+  CHECK(ufunc::array_t<float>(f(x32, y32)).at(2) == -27.0f);
+  CHECK(f.resolve(std::vector<ufunc::dtype>{ufunc::float32, ufunc::float32}).str() == "ff->f");
+
+  // Refused inputs, a type resolver, and dtype= / casting= each resolve on their own.
+  f.reject_inputs({ufunc::float32, ufunc::float32}, "refused for the test");
+  CHECK_THROWS_AS(f(x32, y32), ufunc::no_loop_error);
+  CHECK(f(x32, y32, {.dtype = ufunc::float32}).type() == ufunc::float32);  // dtype= bypasses the refusal
+  CHECK(f(x16, x16, {.dtype = ufunc::float64}).type() == ufunc::float64);
+  CHECK(f(x16, x16).type() == ufunc::int16);
+  f.set_type_resolver([](std::span<const ufunc::dtype>) -> std::optional<ufunc::type_signature> {
+    return ufunc::type_signature({ufunc::float64, ufunc::float64}, {ufunc::float64});
+  });
+  CHECK(f(x16, x16).type() == ufunc::float64);
+
+  // The same from another thread that called before the changes: it sees them too.
+  ufunc::function g("cache_probe_threads", 2, 1);
+  g.add_loop(binary_loop<float>([](float a, float b) { return a + b; }));
+  std::atomic<int> phase{0};
+  ufunc::dtype seen[2];
+  std::thread worker([&] {
+    seen[0] = g(x16, x16).type();  // float32, through the cast
+    phase = 1;
+    while (phase.load() != 2) std::this_thread::yield();
+    seen[1] = g(x16, x16).type();
+  });
+  while (phase.load() != 1) std::this_thread::yield();
+  g.add_loop(binary_loop<std::int16_t>([](std::int16_t a, std::int16_t b) { return static_cast<std::int16_t>(a + b); }));
+  phase = 2;
+  worker.join();
+  CHECK(seen[0] == ufunc::float32);
+  CHECK(seen[1] == ufunc::int16);
+}
+
+TEST_CASE("ufunc call: calls that differ only in a Python scalar's value or kind resolve as before") {
+  // The cache keys on each scalar's kind and on the dtype it promotes to; a value that
+  // does not fit the arrays' dtype is resolved every time (NumPy 2's value-based cases).
+  const auto u8 = ufunc::asarray<std::uint8_t>({0, 1, 255});
+  for (int k = 0; k < 2; ++k) {
+    CAPTURE(k);
+    CHECK(ufunc::add(u8, 3).type() == ufunc::uint8);
+    CHECK_THROWS_AS(ufunc::add(u8, 300), ufunc::overflow_error);
+    CHECK_THROWS_AS(ufunc::add(u8, -1), ufunc::overflow_error);
+    CHECK(ufunc::add(u8, true).type() == ufunc::uint8);
+    CHECK(ufunc::add(u8, 2.5).type() == ufunc::float64);
+    CHECK(ufunc::add(u8, std::complex<double>(1, 1)).type() == ufunc::complex128);
+    // Comparisons take any Python int at its value (NumPy 2): no overflow error.
+    CHECK(ufunc::array_t<bool>(ufunc::equal(u8, -1)).to_vector() == std::vector<bool>{false, false, false});
+    CHECK(ufunc::array_t<bool>(ufunc::equal(u8, 255)).to_vector() == std::vector<bool>{false, false, true});
+    CHECK(ufunc::array_t<bool>(ufunc::less(u8, 256)).to_vector() == std::vector<bool>{true, true, true});
+    CHECK(ufunc::array_t<bool>(ufunc::less(u8, 1)).to_vector() == std::vector<bool>{true, false, false});
+  }
+  const auto f32 = ufunc::asarray<float>({1, 2});
+  for (int k = 0; k < 2; ++k) {
+    CAPTURE(k);
+    CHECK(ufunc::add(f32, 2).type() == ufunc::float32);
+    CHECK(ufunc::add(f32, 2.5).type() == ufunc::float32);
+    CHECK(ufunc::add(f32, std::complex<double>(0, 1)).type() == ufunc::complex64);
+    CHECK(ufunc::add(f32, std::int64_t{1} << 40).type() == ufunc::float32);
+  }
+  // Only scalars: each takes its default dtype, which for a Python int depends on its
+  // value (uint64 from 2^63 up).
+  const ufunc::dtype big = ufunc::add(std::uint64_t{1} << 63, 1).type();
+  CHECK(big != ufunc::int64);
+  for (int k = 0; k < 2; ++k) {
+    CAPTURE(k);
+    CHECK(ufunc::add(2, 1).type() == ufunc::int64);
+    CHECK(ufunc::add(std::uint64_t{1} << 63, 1).type() == big);
+    CHECK(ufunc::add(2, 1.5).type() == ufunc::float64);
+  }
+}
