@@ -555,7 +555,10 @@ bool try_contiguous_call(const loop_call& c, result_list& outs) {
     }
   }
   for (int o = 0; o < nout; ++o) {
-    outs.push_back(options.out.empty() ? array::empty(first->shape(), types.output(o)) : options.out[o]);
+    if (options.out.empty())
+      outs.push_back(array::empty(first->shape(), types.output(o)));
+    else
+      outs.push_back(options.out[o]);
     args[nin + o] = reinterpret_cast<char*>(outs[o].data());
     steps[nin + o] = static_cast<std::int64_t>(types.output(o).itemsize());
   }
@@ -765,15 +768,15 @@ loop_entry function::resolve_loop(std::span<const dtype> inputs, const call_opti
 }
 
 array function::operator()(const operand& a, const call_options& options) const {
-  const operand ops[] = {a};
+  const operand ops[] = {{operand::view_tag{}, a}};
   return call_single(ops, options);
 }
 array function::operator()(const operand& a, const operand& b, const call_options& options) const {
-  const operand ops[] = {a, b};
+  const operand ops[] = {{operand::view_tag{}, a}, {operand::view_tag{}, b}};
   return call_single(ops, options);
 }
 array function::operator()(const operand& a, const operand& b, const operand& c, const call_options& options) const {
-  const operand ops[] = {a, b, c};
+  const operand ops[] = {{operand::view_tag{}, a}, {operand::view_tag{}, b}, {operand::view_tag{}, c}};
   return call_single(ops, options);
 }
 

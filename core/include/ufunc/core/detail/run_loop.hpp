@@ -12,29 +12,14 @@ namespace ufunc::detail {
 
 /// The outputs of one call: one or two stay inline, so a call allocates nothing
 /// but its result arrays.
-class result_list {
+class result_list : public out_arrays {
  public:
-  void push_back(array a) {
-    if (n_ < inline_count)
-      inline_[n_] = std::move(a);
-    else
-      extra_.push_back(std::move(a));
-    ++n_;
-  }
-  [[nodiscard]] std::size_t size() const noexcept { return n_; }
-  array& operator[](std::size_t i) noexcept { return i < inline_count ? inline_[i] : extra_[i - inline_count]; }
   [[nodiscard]] std::vector<array> to_vector() && {
     std::vector<array> v;
-    v.reserve(n_);
-    for (std::size_t i = 0; i < n_; ++i) v.push_back(std::move((*this)[i]));
+    v.reserve(size());
+    for (auto& a : *this) v.push_back(std::move(a));
     return v;
   }
-
- private:
-  static constexpr std::size_t inline_count = 2;
-  array inline_[inline_count];
-  std::vector<array> extra_;
-  std::size_t n_ = 0;
 };
 
 struct loop_call {
