@@ -448,14 +448,16 @@ void validate_loop_call(const loop_call& c) {
                             std::string(w.default_dtype().name()) + " scalar to " + std::string(types.input(i).name()) +
                             " with casting rule '" + std::string(to_string(options.casting)) + "'");
     }
-    if (!c.inputs[i].is_scalar() && !exempt_array(i) && !can_cast(c.input_types[i], types.input(i), options.casting))
+    // A dtype casts to itself under every rule: the common case skips can_cast.
+    if (!c.inputs[i].is_scalar() && c.input_types[i] != types.input(i) && !exempt_array(i) &&
+        !can_cast(c.input_types[i], types.input(i), options.casting))
       throw casting_error("Cannot cast " + ufunc_name() + " input " + std::to_string(i) + " from " +
                           std::string(c.input_types[i].name()) + " to " + std::string(types.input(i).name()) +
                           " with casting rule '" + std::string(to_string(options.casting)) + "'");
   }
   for (int i = 0; i < static_cast<int>(options.out.size()); ++i) {  // valid and writeable: checked first
     const auto& o = options.out[i];
-    if (!can_cast(types.output(i), o.type(), options.casting))
+    if (types.output(i) != o.type() && !can_cast(types.output(i), o.type(), options.casting))
       throw casting_error("Cannot cast " + ufunc_name() + " output " + std::to_string(i) + " from " +
                           std::string(types.output(i).name()) + " to " + std::string(o.type().name()) +
                           " with casting rule '" + std::string(to_string(options.casting)) + "'");
@@ -506,6 +508,13 @@ void check_out_overlap(const loop_call& c, std::span<const dim_vector> in_stride
 
 namespace {
 
+// may_share_memory for two C-ordered host arrays: each spans its nbytes from data()
+// (extents of 1 may have any stride, and add nothing).
+bool contiguous_overlap(const array& a, const array& b) noexcept {
+  if (a.size() == 0 || b.size() == 0) return false;
+  return a.data() < b.data() + b.nbytes() && b.data() < a.data() + a.nbytes();
+}
+
 // The common call: host data, no mask, no casts, every array operand C-ordered
 // with the result's shape (scalars aside), run on this thread. One inner-loop call,
 // none of the broadcasting and planning machinery. Returns false if it does not apply.
@@ -533,10 +542,10 @@ bool try_contiguous_call(const loop_call& c, result_list& outs) {
     // Same shape and both C-ordered: any overlap other than the same start is partial.
     for (int i = 0; i < nin; ++i)
       if (!c.inputs[i].is_scalar() && c.inputs[i].as_array().data() != out.data() &&
-          may_share_memory(c.inputs[i].as_array(), out))
+          contiguous_overlap(c.inputs[i].as_array(), out))
         return false;  // let the general path raise the overlap error
     for (int p = 0; p < o; ++p)
-      if (may_share_memory(options.out[p], out)) return false;
+      if (contiguous_overlap(options.out[p], out)) return false;
   }
   const std::int64_t n = first->size();
   if (!runs_inline(c.target, n)) return false;

@@ -30,10 +30,32 @@ class dim_vector {
     resize(static_cast<std::size_t>(std::distance(first, last)));
     std::copy(first, last, data());
   }
-  dim_vector(const dim_vector& other) { assign(other.data(), other.size()); }
-  dim_vector(dim_vector&& other) noexcept { *this = std::move(other); }
+  // Inline extents are copied as one fixed-size block: a copy of every array (and
+  // there are several in each ufunc call) would otherwise call memmove twice.
+  dim_vector(const dim_vector& other) {
+    if (other.heap_) {
+      assign(other.data(), other.size());
+    } else {
+      std::memcpy(inline_, other.inline_, sizeof(inline_));
+      size_ = other.size_;
+    }
+  }
+  dim_vector(dim_vector&& other) noexcept : heap_(std::move(other.heap_)), size_(other.size_) {
+    if (heap_)
+      capacity_ = other.capacity_;
+    else
+      std::memcpy(inline_, other.inline_, sizeof(inline_));
+    other.size_ = 0;
+    other.capacity_ = inline_dims;
+  }
   dim_vector& operator=(const dim_vector& other) {
-    if (this != &other) assign(other.data(), other.size());
+    if (this == &other) return *this;
+    if (!heap_ && !other.heap_) {
+      std::memcpy(inline_, other.inline_, sizeof(inline_));
+      size_ = other.size_;
+    } else {
+      assign(other.data(), other.size());
+    }
     return *this;
   }
   dim_vector& operator=(dim_vector&& other) noexcept {
@@ -93,7 +115,13 @@ class dim_vector {
   void clear() noexcept { size_ = 0; }
 
   friend bool operator==(const dim_vector& a, const dim_vector& b) noexcept {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+    if (a.size_ != b.size_) return false;
+    // A loop, not std::equal: that is a call to memcmp, slower for a few extents.
+    const std::int64_t* x = a.data();
+    const std::int64_t* y = b.data();
+    for (std::size_t i = 0; i < a.size_; ++i)
+      if (x[i] != y[i]) return false;
+    return true;
   }
 
  private:
