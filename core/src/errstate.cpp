@@ -169,8 +169,9 @@ unsigned fp_read() noexcept {
 #endif
 }
 
-void fp_report(std::string_view name, unsigned flags) {
-  const fp_errors policies = t_policies;
+void fp_report(std::string_view name, unsigned flags) { fp_report(name, flags, t_policies); }
+
+void fp_report(std::string_view name, unsigned flags, const fp_errors& policies) {
   for (const auto& k : kinds) {
     const auto bit = static_cast<unsigned>(k.flag);
     if (!(flags & bit)) continue;

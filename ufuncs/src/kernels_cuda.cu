@@ -8,6 +8,7 @@
 #include <ufunc/backends/cuda/loops.hpp>
 #include <ufunc/ufuncs/ops.hpp>
 
+#include "device_fp_rules.hpp"
 #include "kernel_table.hpp"
 #include "reorderable_ops.hpp"
 

@@ -1,11 +1,13 @@
 // run_loop for target cuda: placement rules, device-side casts, host-in/host-out
 // calls, and the launch of the loop's device code.
 #include <ufunc/backends/cuda/runtime.hpp>
+
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/run_loop.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/iteration.hpp>
 #include <ufunc/core/transfer.hpp>
+#include "fp_reports.hpp"
 
 namespace ufunc::detail {
 
@@ -71,7 +73,12 @@ bool try_contiguous_device_call(const loop_call& c, result_list& results) {
   }
   call.base[nin] = out.data();
   call.strides[nin][0] = static_cast<std::int64_t>(types.output(0).itemsize());
-  if (call.size > 0) cuda::launch(c.device_fn, c.device_data, call);
+  if (call.size > 0) {
+    cuda::fp_reports::call_scope fp(c.name, call.device, call.stream);
+    call.fp = fp.sink();
+    cuda::launch(c.device_fn, c.device_data, call);
+    fp.launched();
+  }
   results.push_back(std::move(out));
   return true;
 }
@@ -200,7 +207,10 @@ result_list run_loop_on_device(const loop_call& c) {
       for (int k = 0; k < nops; ++k) call.strides[k][d] = plan.stride(k, d);
     }
     for (int k = 0; k < nops; ++k) call.base[k] = plan.base(k);
+    cuda::fp_reports::call_scope fp(c.name, device, s.handle);
+    call.fp = fp.sink();
     cuda::launch(c.device_fn, c.device_data, call);
+    fp.launched();
   }
 
   // Results back where the caller wants them.

@@ -10,6 +10,8 @@
 
 #include <ufunc/core/error.hpp>
 
+#include "fp_reports.hpp"
+
 namespace ufunc::backends::cuda {
 
 void check(int status, const char* what) {
@@ -84,6 +86,7 @@ void set_current_stream(stream_ref s) noexcept { current = s; }
 void synchronize(stream_ref s) {
   const auto stream = static_cast<cudaStream_t>(s.handle ? s.handle : current.handle);
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  fp_reports::report_completed(stream);
 }
 
 std::shared_ptr<void> allocate(std::size_t bytes, int device, stream_ref s) {
@@ -181,6 +184,7 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes, int device, str
   if (bytes <= direct_copy_limit || is_pinned(dst)) {
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync (to host)");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (to host)");
+    fp_reports::report_completed(stream);
     return;
   }
   auto& st = thread_staging();
@@ -203,6 +207,7 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes, int device, str
     // Buffer k % 2 is free again only after this memcpy; chunk k + 2 is enqueued
     // on the next iteration, after it.
   }
+  fp_reports::report_completed(stream);
 }
 
 void fill_zero(void* dst, std::size_t bytes, int device, stream_ref s) {

@@ -15,6 +15,20 @@ struct stream_ref {
   void* handle = nullptr;
 };
 
+/// Where a device loop reports floating-point errors (errstate on the GPU, which
+/// has no status flags: the kernels classify results as NumPy's host loops would
+/// raise flags). `flags` is this call's slot in mapped pinned host memory, one byte
+/// per kind (divide, overflow, underflow, invalid), which the host reads once the call
+/// has completed; `tag` is a word in device memory that
+/// lets a kernel touch the host slot only once per new kind of error, tagged with
+/// `seq` so that it needs no clearing between the calls that reuse it. Null
+/// `flags`: the calling thread's policies ignore every kind, nothing is classified.
+struct device_fp_sink {
+  unsigned* flags = nullptr;
+  unsigned long long* tag = nullptr;
+  unsigned long long seq = 0;
+};
+
 struct device_call {
   int nin = 0;
   int nout = 0;
@@ -23,6 +37,7 @@ struct device_call {
   int device = 0;
   std::int64_t size = 0;
   void* stream = nullptr;  // cudaStream_t
+  device_fp_sink fp;
   // Only the first ndim entries (and the operands in use) are meaningful; left
   // uninitialized because zeroing 9 KB would cost more than a small call.
   std::int64_t shape[max_ndim];

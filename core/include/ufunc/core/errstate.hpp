@@ -12,8 +12,9 @@
 // read after they finished (on every thread that ran a piece of the call), and the
 // calling thread then applies its policies once per call. The settings are per
 // thread (NumPy keeps them in a context variable); a new thread starts with NumPy's
-// defaults. They apply to the cpu and parallel targets; on cuda they are not applied
-// (the GPU has no status flags; see docs/design.md).
+// defaults. On cuda the device classifies its results into the same four kinds (the
+// GPU has no status flags); raise and call wait for the call's kernel, warn and print
+// apply when the library next waits for the stream (docs/design.md).
 #pragma once
 
 #include <functional>

@@ -9,6 +9,8 @@
 
 #include <string_view>
 
+#include <ufunc/core/errstate.hpp>
+
 namespace ufunc::detail {
 
 /// Whether the calling thread's policies need the flags (not every one is ignore).
@@ -24,6 +26,9 @@ void fp_clear() noexcept;
 /// loops of ufunc `name`, in NumPy's order (divide, over, under, invalid): warns,
 /// prints, calls, or throws floating_point_error for the first kind set to raise.
 void fp_report(std::string_view name, unsigned flags);
+/// The same under the given policies: the cuda target reports a call's device flags
+/// after the call has returned, under the policies the call was made with.
+void fp_report(std::string_view name, unsigned flags, const fp_errors& policies);
 
 /// One call's flag work on the calling thread: clears on construction when a policy
 /// needs the flags, gathers, and reports once at the end. Does nothing when every

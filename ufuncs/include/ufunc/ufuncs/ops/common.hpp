@@ -89,7 +89,8 @@ enum class fp_flag : unsigned { divide = 1, overflow = 2, underflow = 4, invalid
 
 /// Raises a floating-point status flag the way NumPy's integer loops do
 /// (npy_set_floatstatus_*): the errstate machinery reads the flags after a loop.
-/// On the device this is a no-op until device flags are gathered (docs/design.md).
+/// On the device it does nothing: the device's flags come from classifying results
+/// (ufuncs/src/device_fp_rules.hpp, docs/design.md).
 UFUNC_HOST_DEVICE inline void raise_fp(fp_flag f) {
 #if !defined(__CUDA_ARCH__)
   switch (f) {

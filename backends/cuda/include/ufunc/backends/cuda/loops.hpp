@@ -29,6 +29,7 @@
 
 #include <ufunc/backends/cpu/loops.hpp>
 #include <ufunc/backends/cuda/device_types.hpp>
+#include <ufunc/backends/cuda/fp_flags.hpp>
 #include <ufunc/backends/cuda/reduce.hpp>
 #include <ufunc/backends/cuda/runtime.hpp>
 #include <ufunc/core/device_call.hpp>
@@ -55,6 +56,7 @@ struct kernel_plan {
   Index shape[max_kernel_dims];
   Index stride[NOP][max_kernel_dims];  // bytes
   char* base[NOP];
+  device_fp_sink fp;
 };
 
 template <class T>
@@ -62,13 +64,15 @@ __device__ __forceinline__ T load(const char* p) {
   return *reinterpret_cast<const T*>(p);
 }
 
-// Applies f to the inputs at `in_off` and stores every output (several outputs come
-// back as a tuple).
+// Applies f to the inputs at `off` and stores every output (several outputs come
+// back as a tuple). Returns the element's floating-point flags when the call
+// gathers them (fp_flags.hpp).
 template <class F, class Index, int NOP, class R, class... A, std::size_t... I>
-__device__ __forceinline__ void apply(const F& f, const kernel_plan<Index, NOP>& p, const Index* off,
-                                      std::index_sequence<I...>) {
+__device__ __forceinline__ unsigned apply(const F& f, const kernel_plan<Index, NOP>& p, const Index* off,
+                                          std::index_sequence<I...>) {
   constexpr int nin = sizeof...(A);
-  auto r = f(load<device_t<A>>(p.base[I] + off[I])...);
+  const ::cuda::std::tuple<device_t<A>...> in{load<device_t<A>>(p.base[I] + off[I])...};
+  auto r = f(::cuda::std::get<I>(in)...);
   using outputs = typename signature_traits<R(A...)>::outputs;
   if constexpr (outputs::size == 1) {
     *reinterpret_cast<device_t<R>*>(p.base[nin] + off[nin]) = static_cast<device_t<R>>(r);
@@ -79,6 +83,7 @@ __device__ __forceinline__ void apply(const F& f, const kernel_plan<Index, NOP>&
     }
     (std::make_index_sequence<outputs::size>{});
   }
+  return p.fp.flags ? fp_flags_of<F>(r, ::cuda::std::get<I>(in)...) : 0u;
 }
 
 template <class F, class Index, int NOP, bool HasWhere, class R, class... A>
@@ -98,6 +103,7 @@ __global__ void __launch_bounds__(block_threads) rows_kernel(F f, kernel_plan<In
     for (int op = 0; op < nops; ++op) row_off[op] += idx * p.stride[op][d];
   }
   const Index first = tile * (block_threads * items_per_thread) + static_cast<Index>(threadIdx.x);
+  unsigned flags = 0;
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     const Index i = first + k * block_threads;
@@ -106,8 +112,9 @@ __global__ void __launch_bounds__(block_threads) rows_kernel(F f, kernel_plan<In
     for (int op = 0; op < nops; ++op) off[op] = row_off[op] + i * p.stride[op][0];
     if constexpr (HasWhere)
       if (!load<bool>(p.base[nops - 1] + off[nops - 1])) continue;
-    apply<F, Index, NOP, R, A...>(f, p, off, std::index_sequence_for<A...>{});
+    flags |= apply<F, Index, NOP, R, A...>(f, p, off, std::index_sequence_for<A...>{});
   }
+  if (p.fp.flags) report_fp_warp(p.fp, flags);
 }
 
 template <class F, class Index, int NOP, bool HasWhere, class R, class... A>
@@ -115,6 +122,7 @@ __global__ void __launch_bounds__(block_threads) elements_kernel(F f, kernel_pla
   constexpr int nops = NOP;
   const Index first =
       static_cast<Index>(blockIdx.x) * (block_threads * items_per_thread) + static_cast<Index>(threadIdx.x);
+  unsigned flags = 0;
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     const Index e = first + k * block_threads;
@@ -130,29 +138,40 @@ __global__ void __launch_bounds__(block_threads) elements_kernel(F f, kernel_pla
     }
     if constexpr (HasWhere)
       if (!load<bool>(p.base[nops - 1] + off[nops - 1])) continue;
-    apply<F, Index, NOP, R, A...>(f, p, off, std::index_sequence_for<A...>{});
+    flags |= apply<F, Index, NOP, R, A...>(f, p, off, std::index_sequence_for<A...>{});
   }
+  if (p.fp.flags) report_fp_warp(p.fp, flags);
 }
 
 // Small contiguous calls: the lightest launch (a few pointers as parameters), since
 // at this size the launch is the cost.
 template <class F, class R, class... A>
 __global__ void __launch_bounds__(block_threads)
-    contiguous_kernel(F f, int n, device_t<R>* __restrict__ out, const device_t<A>* __restrict__... in) {
+    contiguous_kernel(F f, int n, device_fp_sink fp, device_t<R>* __restrict__ out,
+                      const device_t<A>* __restrict__... in) {
   const int first = static_cast<int>(blockIdx.x) * (block_threads * items_per_thread) + static_cast<int>(threadIdx.x);
+  unsigned flags = 0;
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     const int i = first + k * block_threads;
-    if (i < n) out[i] = static_cast<device_t<R>>(f(in[i]...));
+    if (i < n) {
+      const auto r = f(in[i]...);
+      out[i] = static_cast<device_t<R>>(r);
+      if (fp.flags) flags |= fp_flags_of<F>(r, in[i]...);
+    }
   }
+  if (fp.flags) report_fp_warp(fp, flags);
 }
 
 // cub::DeviceTransform's functor: converts storage types at the boundary.
 template <class F, class R, class... A>
 struct transform_adapter {
   F f;
+  device_fp_sink fp;
   __device__ __forceinline__ device_t<R> operator()(device_t<A>... a) const {
-    return static_cast<device_t<R>>(f(a...));
+    const auto r = f(a...);
+    if (fp.flags) report_fp(fp, fp_flags_of<F>(r, a...));
+    return static_cast<device_t<R>>(r);
   }
 };
 
@@ -168,6 +187,7 @@ kernel_plan<Index, NOP> make_plan(const device_call& c) {
     p.base[op] = reinterpret_cast<char*>(c.base[op]);
     for (int d = 0; d < c.ndim; ++d) p.stride[op][d] = static_cast<Index>(c.strides[op][d]);
   }
+  p.fp = c.fp;
   return p;
 }
 
@@ -215,7 +235,7 @@ struct device_loop<F, R(A...)> {
       const auto blocks = static_cast<unsigned>((c.size + tile - 1) / tile);
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         contiguous_kernel<F, R, A...><<<blocks, block_threads, 0, stream>>>(
-            f, static_cast<int>(c.size), reinterpret_cast<device_t<R>*>(c.base[nin]),
+            f, static_cast<int>(c.size), c.fp, reinterpret_cast<device_t<R>*>(c.base[nin]),
             reinterpret_cast<const device_t<A>*>(c.base[I])...);
       }
       (std::index_sequence_for<A...>{});
@@ -234,7 +254,7 @@ struct device_loop<F, R(A...)> {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
           check(cub::DeviceTransform::Transform(
                     ::cuda::std::make_tuple(reinterpret_cast<const device_t<A>*>(c.base[I])...),
-                    reinterpret_cast<device_t<R>*>(c.base[nin]), c.size, transform_adapter<F, R, A...>{f}, stream),
+                    reinterpret_cast<device_t<R>*>(c.base[nin]), c.size, transform_adapter<F, R, A...>{f, c.fp}, stream),
                 "cub::DeviceTransform");
         }
         (std::index_sequence_for<A...>{});

@@ -1,0 +1,162 @@
+// Floating-point error flags on the device. The GPU has no status flags, so a
+// kernel classifies each result the way the host's hardware flags would come out
+// (NumPy's semantics), and reports the kinds it saw through the call's sink
+// (core/device_call.hpp): errstate's policies then apply on the host.
+//
+// The generic rule, for every operation (user functors included): `invalid` when a
+// floating result (a component of it) is NaN and no input is, `overflow` when it is
+// infinite and no input is. Operations whose flags differ (a pole gives
+// `divide`, results that underflow, integer division by zero) specialize fp_rule;
+// the built-in ones do so in ufuncs/src/device_fp_rules.hpp.
+#pragma once
+
+#if !defined(__CUDACC__)
+#error "ufunc/backends/cuda/fp_flags.hpp is CUDA code: compile this translation unit with nvcc"
+#endif
+
+#include <limits>
+#include <tuple>
+#include <type_traits>
+
+#include <cuda/std/complex>
+
+#include <ufunc/core/device_call.hpp>
+
+namespace ufunc::backends::cuda {
+
+/// The kinds as bits (ufunc::fp_flag, NumPy's NPY_FPE_* values).
+namespace fpe {
+constexpr unsigned divide = 1, overflow = 2, underflow = 4, invalid = 8;
+}
+
+namespace fp {
+
+template <class T>
+struct complex_parts : std::false_type {};
+template <class T>
+struct complex_parts<::cuda::std::complex<T>> : std::true_type {};
+
+template <class T>
+__device__ __forceinline__ bool any_nan(const T& x) {
+  if constexpr (complex_parts<T>::value)
+    return x.real() != x.real() || x.imag() != x.imag();
+  else if constexpr (std::is_floating_point_v<T>)
+    return x != x;
+  else
+    return false;
+}
+template <class T>
+__device__ __forceinline__ bool any_inf(const T& x) {
+  if constexpr (complex_parts<T>::value)
+    return ::isinf(x.real()) || ::isinf(x.imag());
+  else if constexpr (std::is_floating_point_v<T>)
+    return ::isinf(x);
+  else
+    return false;
+}
+template <class T>
+__device__ __forceinline__ bool all_finite(const T& x) {
+  if constexpr (complex_parts<T>::value)
+    return ::isfinite(x.real()) && ::isfinite(x.imag());
+  else if constexpr (std::is_floating_point_v<T>)
+    return ::isfinite(x);
+  else
+    return true;
+}
+template <class T>
+__device__ __forceinline__ bool is_zero(const T& x) {
+  if constexpr (complex_parts<T>::value)
+    return x.real() == 0 && x.imag() == 0;
+  else
+    return x == T(0);
+}
+/// |x| below the smallest normal number: zero or subnormal (a real x).
+template <class T>
+__device__ __forceinline__ bool is_tiny(T x) {
+  return x < std::numeric_limits<T>::min() && x > -std::numeric_limits<T>::min();
+}
+
+template <class T>
+struct several_outputs : std::false_type {};
+template <class... T>
+struct several_outputs<std::tuple<T...>> : std::true_type {};
+
+template <class R>
+__device__ __forceinline__ unsigned result_flags(const R& r, bool input_nan, bool input_inf) {
+  return (any_nan(r) && !input_nan ? fpe::invalid : 0u) | (any_inf(r) && !input_inf ? fpe::overflow : 0u);
+}
+
+/// The generic rule; a tuple result (several outputs) is classified per output. A
+/// NaN part of an input does not excuse an infinite result: (max + nan j) * 2
+/// overflows in its real part.
+template <class R, class... A>
+__device__ __forceinline__ unsigned generic(const R& r, const A&... a) {
+  const bool input_nan = (any_nan(a) || ...);
+  const bool input_inf = (any_inf(a) || ...);
+  if constexpr (several_outputs<R>::value) {
+    return [&]<std::size_t... O>(std::index_sequence<O...>) {
+      return (result_flags(std::get<O>(r), input_nan, input_inf) | ...);
+    }
+    (std::make_index_sequence<std::tuple_size<R>::value>{});
+  } else {
+    return result_flags(r, input_nan, input_inf);
+  }
+}
+
+}  // namespace fp
+
+/// Per-operation classification: fpe bits that computing r from a... raises. The
+/// primary template is the generic rule; an operation whose flags differ specializes
+/// it with the same static member. (A plain specialization, not a detection idiom:
+/// nvcc 13 evaluated a requires-expression on this to false in some instantiation
+/// contexts, silently.)
+template <class Op>
+struct fp_rule {
+  template <class R, class... A>
+  __device__ static unsigned flags(const R& r, const A&... a) {
+    return fp::generic(r, a...);
+  }
+};
+
+/// The fpe bits of one element.
+template <class Op, class R, class... A>
+__device__ __forceinline__ unsigned fp_flags_of(const R& r, const A&... a) {
+  return fp_rule<Op>::flags(r, a...);
+}
+
+/// Adds `flags` to the call's slot. The tag word (device memory, hot in L2) keeps
+/// the host slot, which costs a trip over the bus, to at most one store per new
+/// kind: a kernel whose every element is NaN pays an L2 read per warp, no more. The
+/// slot holds one byte per kind, each written (to 1) only by the thread whose
+/// compare-and-swap added that kind: plain stores that cannot lose each other's
+/// bits, where atomics on host memory would need the platform's native support.
+__device__ __forceinline__ void report_fp(const device_fp_sink& s, unsigned flags) {
+  if (flags == 0) return;
+  unsigned long long old = *reinterpret_cast<volatile unsigned long long*>(s.tag);
+  for (;;) {
+    const unsigned have = (old >> 8) == s.seq ? static_cast<unsigned>(old & 0xffu) : 0u;
+    if ((have | flags) == have) return;
+    const unsigned long long want = (s.seq << 8) | have | flags;
+    const unsigned long long seen = atomicCAS(s.tag, old, want);
+    if (seen == old) {
+      const unsigned added = flags & ~have;
+      auto* bytes = reinterpret_cast<volatile unsigned char*>(s.flags);
+      for (int kind = 0; kind < 4; ++kind)
+        if (added & (1u << kind)) bytes[kind] = 1;
+      return;
+    }
+    old = seen;
+  }
+}
+
+/// A warp's flags together, then one report: every lane of the warp must call it.
+__device__ __forceinline__ void report_fp_warp(const device_fp_sink& s, unsigned flags) {
+#if __CUDA_ARCH__ >= 800
+  flags = __reduce_or_sync(0xffffffffu, flags);
+#else
+  for (int lane = 16; lane > 0; lane /= 2) flags |= __shfl_xor_sync(0xffffffffu, flags, lane);
+#endif
+  if ((threadIdx.x & 31u) == 0) report_fp(s, flags);
+}
+
+}  // namespace ufunc::backends::cuda

@@ -1,0 +1,40 @@
+// errstate on the cuda target, host side. Each device call made while the calling
+// thread's policies want flags gets a slot in a ring of mapped pinned host memory
+// (one ring per thread and device); the kernels set the slot's bits
+// (backends/cuda/fp_flags.hpp). Calls stay asynchronous: the flags are read once the
+// call has completed, when the library next waits for its stream on that thread
+// (to_host, synchronize, a host-in/host-out call), and reported then under the
+// policies the call was made with. A 'raise' or 'call' policy makes the call wait
+// for its kernel, so that the exception or the function comes from that call, as
+// in NumPy.
+#pragma once
+
+#include <string_view>
+
+#include <ufunc/core/device_call.hpp>
+#include <ufunc/core/errstate.hpp>
+
+namespace ufunc::backends::cuda::fp_reports {
+
+/// One device call's flag gathering: construct it before the launch, put sink()
+/// into the device_call, and call launched() once the launch succeeded.
+class call_scope {
+ public:
+  call_scope(std::string_view name, int device, void* stream);
+  [[nodiscard]] const device_fp_sink& sink() const noexcept { return sink_; }
+  void launched();
+
+ private:
+  std::string_view name_;
+  int device_;
+  void* stream_;
+  fp_errors policies_{};
+  device_fp_sink sink_{};
+  unsigned slot_ = 0;
+};
+
+/// Reports the calling thread's calls on `stream` (all completed: the caller has
+/// just waited for it), and those on other streams that have completed.
+void report_completed(void* stream);
+
+}  // namespace ufunc::backends::cuda::fp_reports

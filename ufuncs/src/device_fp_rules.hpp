@@ -1,0 +1,364 @@
+// The built-in operations' floating-point flags on the device, where the generic
+// rule (backends/cuda/fp_flags.hpp: NaN from non-NaN inputs is `invalid`, an
+// infinity from finite inputs is `overflow`) is not what NumPy's host loops raise.
+// Each rule is checked against NumPy's flags in tests/cuda/test_cuda_errstate.cpp.
+//   * poles: an infinity from finite inputs at a pole is `divide` (x / 0, log 0,
+//     arctanh 1, 0 ** -1);
+//   * underflow: a result below the smallest normal number that is inexact, for the
+//     operations whose exactness can be told cheaply (products, quotients, ldexp) or
+//     whose tiny results are never exact (exp);
+//   * integer division by zero (`divide`) and MIN // -1 (`overflow`), which the host
+//     loops raise by hand (ops/common.hpp, raise_fp).
+#pragma once
+
+#include <cuda/std/cmath>
+
+#include <ufunc/backends/cuda/fp_flags.hpp>
+#include <ufunc/ufuncs/ops.hpp>
+
+namespace ufunc::backends::cuda {
+
+namespace fp_rules {
+
+template <class T>
+constexpr bool real_float = std::is_floating_point_v<T>;
+
+/// `overflow` turned into `divide` when the infinity comes from a pole.
+__device__ __forceinline__ unsigned at_pole(unsigned flags, bool pole) {
+  return pole && (flags & fpe::overflow) ? (flags & ~fpe::overflow) | fpe::divide : flags;
+}
+
+/// A real result that is tiny although the exact one is not zero (`inexact` says
+/// whether rounding happened): the hardware's underflow condition.
+template <class T>
+__device__ __forceinline__ unsigned underflow_if(T r, bool exact_nonzero, bool inexact) {
+  return fp::is_tiny(r) && exact_nonzero && (r == T(0) || inexact) ? fpe::underflow : 0u;
+}
+
+/// Whether a * b == r exactly, for a tiny r: the residual a * b - r is formed by fma
+/// after scaling by 2^128 (float: 2^64), which keeps it out of the subnormal range
+/// where fma would round it away; the scaled operands cannot overflow when r is tiny.
+template <class T>
+__device__ __forceinline__ bool product_inexact(T a, T b, T r) {
+  constexpr T scale = sizeof(T) == 4 ? T(18446744073709551616.0) : T(3.402823669209384634633746e38);
+  return ::cuda::std::fma(a * scale, b, -(r * scale)) != T(0);
+}
+
+template <class T>
+__device__ __forceinline__ bool finite_nonzero(T x) {
+  return ::isfinite(x) && x != T(0);
+}
+
+// Integer quotient and remainder: the flags the host loops raise by hand.
+template <class T>
+__device__ __forceinline__ unsigned integer_division(T a, T b, bool min_over_minus_one_overflows) {
+  if (b == T(0)) return fpe::divide;
+  if constexpr (std::is_signed_v<T>)
+    if (min_over_minus_one_overflows && a == std::numeric_limits<T>::min() && b == T(-1)) return fpe::overflow;
+  return 0;
+}
+
+}  // namespace fp_rules
+
+template <>
+struct fp_rule<::ufunc::ops::multiply> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    unsigned f = fp::generic(r, a, b);
+    if constexpr (fp_rules::real_float<R>)
+      f |= fp_rules::underflow_if(r, fp_rules::finite_nonzero(a) && fp_rules::finite_nonzero(b),
+                                  fp_rules::product_inexact(R(a), R(b), r));
+    return f;
+  }
+};
+
+template <>
+struct fp_rule<::ufunc::ops::square> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    return fp_rule<::ufunc::ops::multiply>::flags(r, a, a);
+  }
+};
+
+// A complex quotient by zero is NumPy's part by part: a finite nonzero part divided by
+// zero is a pole, a zero part gives 0 / 0 (invalid), infinite and NaN parts raise
+// nothing.
+template <>
+struct fp_rule<::ufunc::ops::divide> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    if constexpr (fp_rules::real_float<R>) {
+      return fp_rules::at_pole(fp::generic(r, a, b), b == B(0)) |
+             fp_rules::underflow_if(r, fp_rules::finite_nonzero(a) && fp_rules::finite_nonzero(b),
+                                    fp_rules::product_inexact(r, R(b), R(a)));
+    } else {
+      if (!fp::is_zero(b)) return fp::generic(r, a, b);
+      const auto part = [](auto x) { return fp_rules::finite_nonzero(x) ? fpe::divide : x == 0 ? fpe::invalid : 0u; };
+      return part(a.real()) | part(a.imag());
+    }
+  }
+};
+
+// NumPy's npy_divmod, step by step where the steps raise flags: div = (a - fmod(a, b))
+// / b overflows (and floor(inf) - inf is then invalid) or underflows; when the
+// floored quotient is zero it takes the sign of a / b, which may underflow.
+template <class T>
+__device__ __forceinline__ unsigned float_quotient_flags(T a, T b) {
+  if (!::isfinite(a) || !::isfinite(b) || b == T(0)) return 0;  // the generic rule and the pole
+  const T mod = ::cuda::std::fmod(a, b);
+  const T num = a - mod;
+  T div = num / b;
+  unsigned f = 0;
+  if (::isinf(div))
+    f |= fpe::overflow | fpe::invalid;
+  else
+    f |= fp_rules::underflow_if(div, num != T(0), fp_rules::product_inexact(div, b, num));
+  if (mod != T(0) && (b < T(0)) != (mod < T(0))) div -= T(1);
+  if (div == T(0) && a != T(0)) {
+    const T q = a / b;
+    f |= fp_rules::underflow_if(q, true, fp_rules::product_inexact(q, b, a));
+  }
+  return f;
+}
+
+template <>
+struct fp_rule<::ufunc::ops::floor_divide> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    if constexpr (std::is_integral_v<R>)
+      return fp_rules::integer_division(a, b, true);
+    else
+      return fp_rules::at_pole(fp::generic(r, a, b), b == B(0)) | float_quotient_flags(a, b);
+  }
+};
+
+// The float remainders give NaN for a zero divisor: the generic `invalid`.
+template <>
+struct fp_rule<::ufunc::ops::remainder> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    if constexpr (std::is_integral_v<R>)
+      return fp_rules::integer_division(a, b, false);
+    else
+      return fp::generic(r, a, b);
+  }
+};
+template <>
+struct fp_rule<::ufunc::ops::fmod> : fp_rule<::ufunc::ops::remainder> {};
+
+template <>
+struct fp_rule<::ufunc::ops::divmod> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    if constexpr (std::is_integral_v<A>)
+      return fp_rules::integer_division(a, b, true);
+    else
+      return fp_rules::at_pole(fp::generic(r, a, b), b == B(0)) | float_quotient_flags(a, b);
+  }
+};
+
+// Integers: 1 / 0 and its conversion (ops::reciprocal), divide and invalid.
+template <>
+struct fp_rule<::ufunc::ops::reciprocal> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    if constexpr (std::is_integral_v<R>)
+      return a == A(0) ? fpe::divide | fpe::invalid : 0u;
+    else if constexpr (fp_rules::real_float<R>)
+      return fp_rules::at_pole(fp::generic(r, a), a == A(0)) |
+             fp_rules::underflow_if(r, fp_rules::finite_nonzero(a), fp_rules::product_inexact(r, R(a), R(1)));
+    else
+      return fp_rules::at_pole(fp::generic(r, a), fp::is_zero(a));
+  }
+};
+
+// Logarithms: log 0 is -inf with `divide`; log1p at -1.
+template <class Op, int Pole>
+struct log_rule {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    if constexpr (fp::complex_parts<A>::value)
+      return fp_rules::at_pole(fp::generic(r, a), Pole == 0 && fp::is_zero(a));
+    else
+      return fp_rules::at_pole(fp::generic(r, a), a == A(Pole));
+  }
+};
+template <>
+struct fp_rule<::ufunc::ops::log> : log_rule<::ufunc::ops::log, 0> {};
+template <>
+struct fp_rule<::ufunc::ops::log2> : log_rule<::ufunc::ops::log2, 0> {};
+template <>
+struct fp_rule<::ufunc::ops::log10> : log_rule<::ufunc::ops::log10, 0> {};
+template <>
+struct fp_rule<::ufunc::ops::log1p> : log_rule<::ufunc::ops::log1p, -1> {};
+
+template <>
+struct fp_rule<::ufunc::ops::arctanh> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    if constexpr (fp::complex_parts<A>::value)
+      return fp::generic(r, a);
+    else
+      return fp_rules::at_pole(fp::generic(r, a), a == A(1) || a == A(-1));
+  }
+};
+
+// 0 ** negative is a pole (0 ** -inf too); a tiny nonzero power of finite operands
+// is inexact.
+template <>
+struct fp_rule<::ufunc::ops::power> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    if constexpr (fp_rules::real_float<R>) {
+      unsigned f = fp::generic(r, a, b);
+      if (a == A(0) && b < B(0) && ::isinf(r)) f = (f & ~fpe::overflow) | fpe::divide;
+      return f | fp_rules::underflow_if(r, fp_rules::finite_nonzero(a) && ::isfinite(b), true);
+    } else {
+      return fp::generic(r, a, b);
+    }
+  }
+};
+// float_power's 0 ** -inf is inf without a flag.
+template <>
+struct fp_rule<::ufunc::ops::float_power> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    if constexpr (fp_rules::real_float<R>) {
+      if (a == A(0) && ::isinf(b)) return 0;
+    }
+    return fp_rule<::ufunc::ops::power>::flags(r, a, b);
+  }
+};
+
+// NumPy's npy_logaddexp compares its operands with `>`, which raises `invalid` for a
+// NaN, and computes log1p(exp(-|x - y|)), whose exp underflows for a large gap.
+template <class Op, bool Base2>
+struct logaddexp_rule {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& x, const B& y) {
+    if (x != x || y != y) return fpe::invalid;
+    unsigned f = fp::generic(r, x, y);
+    const R gap = x > y ? R(x - y) : R(y - x);
+    if (x != y && ::isfinite(gap)) {
+      const R e = Base2 ? ::cuda::std::exp2(-gap) : ::cuda::std::exp(-gap);
+      f |= fp_rules::underflow_if(e, true, !Base2 || gap != ::cuda::std::trunc(gap));
+    }
+    return f;
+  }
+};
+template <>
+struct fp_rule<::ufunc::ops::logaddexp> : logaddexp_rule<::ufunc::ops::logaddexp, false> {};
+template <>
+struct fp_rule<::ufunc::ops::logaddexp2> : logaddexp_rule<::ufunc::ops::logaddexp2, true> {};
+
+// atan2(y, x) below the smallest normal number (y / x with |x| large) underflows, as
+// glibc's does even where the result is exact.
+template <>
+struct fp_rule<::ufunc::ops::arctan2> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& y, const B& x) {
+    return fp::generic(r, y, x) | (fp::is_tiny(r) && y != A(0) && ::isfinite(x) ? fpe::underflow : 0u);
+  }
+};
+
+// sqrt(a^2 + b^2) below the smallest normal number, from two nonzero operands.
+template <>
+struct fp_rule<::ufunc::ops::hypot> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    return fp::generic(r, a, b) | (fp::is_tiny(r) && r != R(0) && a != A(0) && b != B(0) ? fpe::underflow : 0u);
+  }
+};
+
+// The sign of a complex infinity is NaN without a flag in NumPy (z / |z|, inf / inf
+// taken as a quiet NaN).
+template <>
+struct fp_rule<::ufunc::ops::sign> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    return fp::any_inf(a) ? 0u : fp::generic(r, a);
+  }
+};
+
+// exp's tiny results are never exact; exp2's are for integral exponents.
+template <>
+struct fp_rule<::ufunc::ops::exp> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    unsigned f = fp::generic(r, a);
+    if constexpr (fp_rules::real_float<R>) f |= fp_rules::underflow_if(r, ::isfinite(a), true);
+    return f;
+  }
+};
+template <>
+struct fp_rule<::ufunc::ops::exp2> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    unsigned f = fp::generic(r, a);
+    if constexpr (fp_rules::real_float<R>) f |= fp_rules::underflow_if(r, ::isfinite(a), a != ::cuda::std::trunc(a));
+    return f;
+  }
+};
+
+// Exact when scaling back gives the input (exponents beyond any float's range are
+// clamped; they scale everything to zero or infinity anyway).
+template <>
+struct fp_rule<::ufunc::ops::ldexp> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& e) {
+    const int back = e < B(-4096) ? 4096 : e > B(4096) ? -4096 : -static_cast<int>(e);
+    const bool exact = r != R(0) && ::cuda::std::ldexp(r, back) == a;
+    return fp::generic(r, a, e) | fp_rules::underflow_if(r, fp_rules::finite_nonzero(a), !exact);
+  }
+};
+
+// Multiplications by a constant that is not a power of two: tiny results are inexact.
+template <class Op>
+struct scaling_rule {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    return fp::generic(r, a) | fp_rules::underflow_if(r, fp_rules::finite_nonzero(a), true);
+  }
+};
+template <>
+struct fp_rule<::ufunc::ops::degrees> : scaling_rule<::ufunc::ops::degrees> {};
+template <>
+struct fp_rule<::ufunc::ops::radians> : scaling_rule<::ufunc::ops::radians> {};
+template <>
+struct fp_rule<::ufunc::ops::rad2deg> : scaling_rule<::ufunc::ops::rad2deg> {};
+template <>
+struct fp_rule<::ufunc::ops::deg2rad> : scaling_rule<::ufunc::ops::deg2rad> {};
+
+// A step into the subnormal range underflows; a step from the largest number to
+// infinity overflows.
+template <>
+struct fp_rule<::ufunc::ops::nextafter> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    return fp::generic(r, a, b) | (::isinf(r) && ::isfinite(a) ? fpe::overflow : 0u) |
+           (fp::is_tiny(r) && r != a ? fpe::underflow : 0u);
+  }
+};
+
+// spacing(inf) is NaN without a flag; the spacing of a tiny number is subnormal.
+template <>
+struct fp_rule<::ufunc::ops::spacing> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    const unsigned f = ::isinf(a) ? 0u : fp::generic(r, a);
+    return f | (fp::is_tiny(a) && a != A(0) ? fpe::underflow : 0u);
+  }
+};
+
+// sin x rounds to x below the smallest normal number: inexact.
+template <>
+struct fp_rule<::ufunc::ops::sin> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    unsigned f = fp::generic(r, a);
+    if constexpr (fp_rules::real_float<R>) f |= fp::is_tiny(a) && a != A(0) ? fpe::underflow : 0u;
+    return f;
+  }
+};
+
+}  // namespace ufunc::backends::cuda
