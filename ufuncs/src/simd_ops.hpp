@@ -12,6 +12,8 @@
 #include <ufunc/core/error.hpp>
 #include <ufunc/ufuncs/ops.hpp>
 
+#include "simd_trig.hpp"
+
 namespace ufunc::ufuncs {
 
 /// The operation the host loops run for Op: Op itself unless a SIMD version exists.
@@ -174,11 +176,12 @@ UFUNC_SIMD_UNARY(ceil, batch_float,
 UFUNC_SIMD_UNARY(trunc, batch_float,
                  xsimd::copysign(integral_lanes(a, [](const auto& x) { return xsimd::trunc(x); }), a))
 UFUNC_SIMD_UNARY(rint, batch_float, xsimd::copysign(xsimd::nearbyint(a), a))
-// float32 only: xsimd's float64 sin/cos lose up to 7 ulp near multiples of pi
-// (NumPy uses libm there too).
 UFUNC_SIMD_UNARY(exp, batch_float, exp_normal_range(a))
-UFUNC_SIMD_UNARY(sin, batch_float32, xsimd::sin(a))
-UFUNC_SIMD_UNARY(cos, batch_float32, xsimd::cos(a))
+// float32 only, our own kernel (simd_trig.hpp: under 1 ulp, the same bits on every
+// instruction set). float64 stays on libm: xsimd's float64 sin/cos lose up to 7 ulp
+// near multiples of pi (NumPy uses libm there too).
+UFUNC_SIMD_UNARY(sin, batch_float32, (trig::sin_cos<false, A>(a)))
+UFUNC_SIMD_UNARY(cos, batch_float32, (trig::sin_cos<true, A>(a)))
 
 // NumPy's NaN rules (ops/comparison.hpp): maximum/minimum return the first NaN and
 // b on ties; fmax/fmin ignore a NaN and return a on ties.
