@@ -116,10 +116,27 @@ array::array(void* data, dtype type, dim_vector shape, dim_vector byte_strides, 
 }
 
 array array::empty(const dim_vector& shape, dtype type, ufunc::device where) {
-  const auto bytes = static_cast<std::size_t>(checked_size(shape, type.itemsize())) * type.itemsize();
+  const std::int64_t size = checked_size(shape, type.itemsize());
+  const auto bytes = static_cast<std::size_t>(size) * type.itemsize();
   std::shared_ptr<void> owner;
   if (where.is_host()) {
     owner = detail::allocate_host(bytes);
+    if (shape.size() > static_cast<std::size_t>(max_ndim))
+      throw value_error("too many dimensions: " + std::to_string(shape.size()) + " (at most " +
+                        std::to_string(max_ndim) + ")");
+    // Built field by field: a new C-ordered, aligned buffer passes every check of the
+    // view constructor, which would compute the size and strides again (every
+    // allocating ufunc call comes here).
+    array a;
+    a.data_ = static_cast<std::byte*>(owner.get());
+    a.owner_ = std::move(owner);
+    a.shape_ = shape;
+    a.strides_ = c_strides(shape, type.itemsize());
+    a.size_ = size;
+    a.dtype_ = type;
+    a.device_ = where;
+    a.valid_ = true;
+    return a;
   } else {
 #if defined(UFUNC_HAS_CUDA)
     owner = backends::cuda::allocate(bytes, where.index, backends::cuda::current_stream());
