@@ -439,7 +439,8 @@ TEST_CASE("ufunc call: loops registered, replaced or refused after calls are use
 
   f.add_loop(binary_loop<double>([](double a, double b) { return a * b; }));
   CHECK(ufunc::array_t<double>(f(x64, x64)).at(2) == 9.0);
-  f.add_loop(binary_loop<std::int16_t>([](std::int16_t a, std::int16_t b) { return static_cast<std::int16_t>(a - b); }));
+  f.add_loop(
+      binary_loop<std::int16_t>([](std::int16_t a, std::int16_t b) { return static_cast<std::int16_t>(a - b); }));
   CHECK(f(x16, x16).type() == ufunc::int16);  // the exact loop now, not the cached cast to float32
 
   // A replaced loop: the new code runs.
@@ -470,7 +471,8 @@ TEST_CASE("ufunc call: loops registered, replaced or refused after calls are use
     seen[1] = g(x16, x16).type();
   });
   while (phase.load() != 1) std::this_thread::yield();
-  g.add_loop(binary_loop<std::int16_t>([](std::int16_t a, std::int16_t b) { return static_cast<std::int16_t>(a + b); }));
+  g.add_loop(
+      binary_loop<std::int16_t>([](std::int16_t a, std::int16_t b) { return static_cast<std::int16_t>(a + b); }));
   phase = 2;
   worker.join();
   CHECK(seen[0] == ufunc::float32);
