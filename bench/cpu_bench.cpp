@@ -95,6 +95,23 @@ void run_library(const data& big, const data& small, const references& ref, cons
   t = measure([&] { keep(ufunc::add(da, db, reused)); }, p.small_samples, p.small_calls, p.small_warmup_calls);
   out.push_back({"add_f32_1024_out", on_dyn + " (options reused)", small.n, add_bytes_small, t});
   check(on_dyn + " add 1024", small.c, ref.add_small, 0.0);
+
+  // One element, 1-d and 0-d: the whole time is the call's own host work.
+  const ufunc::array one_a = small.a[{ufunc::slice{0, 1}}], one_b = small.b[{ufunc::slice{0, 1}}],
+                     one_c = ufunc::array::empty({1}, ufunc::float32);
+  const ufunc::array zero_a = one_a.reshape({}), zero_b = one_b.reshape({}), zero_c = one_c.reshape({});
+  const auto add_bytes_one = 3 * std::int64_t{sizeof(float)};
+  t = measure([&] { keep(ufunc::add(one_a, one_b)); }, p.small_samples, p.small_calls, p.small_warmup_calls);
+  out.push_back({"add_f32_1_alloc", on_dyn, 1, add_bytes_one, t});
+  t = measure([&] { keep(ufunc::add(one_a, one_b, {.out = {one_c}})); }, p.small_samples, p.small_calls,
+              p.small_warmup_calls);
+  out.push_back({"add_f32_1_out", on_dyn, 1, add_bytes_one, t});
+  t = measure([&] { keep(ufunc::add(zero_a, zero_b)); }, p.small_samples, p.small_calls, p.small_warmup_calls);
+  out.push_back({"add_f32_0d_alloc", on_dyn, 1, add_bytes_one, t});
+  t = measure([&] { keep(ufunc::add(zero_a, zero_b, {.out = {zero_c}})); }, p.small_samples, p.small_calls,
+              p.small_warmup_calls);
+  out.push_back({"add_f32_0d_out", on_dyn, 1, add_bytes_one, t});
+  check(on_dyn + " add 0-d", zero_c.reshape({1}), ref.add_small[{ufunc::slice{0, 1}}], 0.0);
 }
 
 void run_scalar(const data& big, const data& small, const plan& p, std::vector<result>& out) {
