@@ -121,16 +121,19 @@ __device__ __forceinline__ unsigned float_quotient_flags(T a, T b) {
   return f;
 }
 
+// floor_divide, and divmod's pair (classified per output by the generic rule).
 template <>
 struct fp_rule<::ufunc::ops::floor_divide> {
   template <class R, class A, class B>
   __device__ static unsigned flags(const R& r, const A& a, const B& b) {
-    if constexpr (std::is_integral_v<R>)
+    if constexpr (std::is_integral_v<A>)
       return fp_rules::integer_division(a, b, true);
     else
       return fp_rules::at_pole(fp::generic(r, a, b), b == B(0)) | float_quotient_flags(a, b);
   }
 };
+template <>
+struct fp_rule<::ufunc::ops::divmod> : fp_rule<::ufunc::ops::floor_divide> {};
 
 // The float remainders give NaN for a zero divisor: the generic `invalid`.
 template <>
@@ -145,17 +148,6 @@ struct fp_rule<::ufunc::ops::remainder> {
 };
 template <>
 struct fp_rule<::ufunc::ops::fmod> : fp_rule<::ufunc::ops::remainder> {};
-
-template <>
-struct fp_rule<::ufunc::ops::divmod> {
-  template <class R, class A, class B>
-  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
-    if constexpr (std::is_integral_v<A>)
-      return fp_rules::integer_division(a, b, true);
-    else
-      return fp_rules::at_pole(fp::generic(r, a, b), b == B(0)) | float_quotient_flags(a, b);
-  }
-};
 
 // Integers: 1 / 0 and its conversion (ops::reciprocal), divide and invalid.
 template <>
