@@ -289,3 +289,21 @@ TEST_CASE("cuda errstate: the call policy calls the function at the call with ev
   REQUIRE(calls.size() == 2);
   CHECK(calls[0] == (static_cast<unsigned>(ufunc::fp_flag::divide) | static_cast<unsigned>(ufunc::fp_flag::invalid)));
 }
+
+TEST_CASE("cuda: integer power with a negative exponent raises value_error at the call, whatever the policies") {
+  auto base = ufunc::empty<std::int32_t>({4}), exponent = ufunc::empty<std::int32_t>({4});
+  for (int i = 0; i < 4; ++i) base.data()[i] = i + 2, exponent.data()[i] = i;
+  const auto db = ufunc::to_device(base), de = ufunc::to_device(exponent);
+  CHECK(ufunc::to_host(ufunc::power(db, de, {.target = cuda})).to_vector<std::int32_t>() ==
+        std::vector<std::int32_t>{1, 3, 16, 125});
+  exponent.data()[2] = -1;
+  const auto negative = ufunc::to_device(exponent);
+  for (const auto policy : {ufunc::fp_policy::ignore, ufunc::fp_policy::warn}) {
+    ufunc::errstate guard({.all = policy});
+    CHECK_THROWS_WITH_AS(ufunc::power(db, negative, {.target = cuda}),
+                         "Integers to negative integer powers are not allowed.", ufunc::value_error);
+    CHECK_THROWS_AS(ufunc::power(db, -3, {.target = cuda}), ufunc::value_error);  // a scalar exponent
+  }
+  // Unsigned exponents cannot be negative; the next call works.
+  CHECK(ufunc::to_host(ufunc::power(db, de, {.target = cuda})).to_vector<std::int32_t>()[3] == 125);
+}

@@ -196,7 +196,8 @@ struct fp_rule<::ufunc::ops::arctanh> {
 };
 
 // 0 ** negative is a pole (0 ** -inf too); a tiny nonzero power of finite operands
-// is inexact.
+// is inexact. A signed integer power meets a negative exponent: the call raises
+// value_error (fp_reports.cpp), as NumPy does.
 template <>
 struct fp_rule<::ufunc::ops::power> {
   template <class R, class A, class B>
@@ -205,6 +206,8 @@ struct fp_rule<::ufunc::ops::power> {
       unsigned f = fp::generic(r, a, b);
       if (a == A(0) && b < B(0) && ::isinf(r)) f = (f & ~fpe::overflow) | fpe::divide;
       return f | fp_rules::underflow_if(r, fp_rules::finite_nonzero(a) && ::isfinite(b), true);
+    } else if constexpr (std::is_integral_v<B> && std::is_signed_v<B>) {
+      return b < B(0) ? fpe::negative_power : 0u;  // ops::power gave 0 (NEGATIVE_EXPONENT)
     } else {
       return fp::generic(r, a, b);
     }

@@ -13,6 +13,7 @@
 
 #include <ufunc/backends/cuda/runtime.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/error.hpp>
 
 namespace ufunc::backends::cuda::fp_reports {
 
@@ -26,14 +27,16 @@ constexpr unsigned ring_slots = 1024;
 // not for everything its stream has queued since (which would make every call
 // synchronous once a thread has more than ring_slots calls in flight).
 constexpr unsigned checkpoint_interval = 128;
+// fp_flags.hpp's fpe::negative_power (that header is CUDA code).
+constexpr unsigned negative_power = 16;
 
 struct ring {
   int device = -1;
-  unsigned* host = nullptr;               // mapped pinned memory, read by the host
-  unsigned* host_on_device = nullptr;     // the same, as the device addresses it
-  unsigned long long* tags = nullptr;     // device memory (fp_flags.hpp's report_fp)
-  unsigned long long calls = 0;           // calls made with this ring, by any thread
-  std::vector<cudaEvent_t> spare_events;  // checkpoints to record again
+  unsigned long long* host = nullptr;            // mapped pinned memory, read by the host
+  unsigned long long* host_on_device = nullptr;  // the same, as the device addresses it
+  unsigned long long* tags = nullptr;            // device memory (fp_flags.hpp's report_fp)
+  unsigned long long calls = 0;                  // calls made with this ring, by any thread
+  std::vector<cudaEvent_t> spare_events;         // checkpoints to record again
 };
 
 // Rings outlive the threads that used them: a thread that ends hands its rings to
@@ -64,12 +67,13 @@ ring make_ring(int device) {
   ring r;
   r.device = device;
   void* host = nullptr;
-  cudaError_t status = cudaHostAlloc(&host, ring_slots * sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable);
+  cudaError_t status =
+      cudaHostAlloc(&host, ring_slots * sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable);
   if (status == cudaSuccess) {
-    r.host = static_cast<unsigned*>(host);
+    r.host = static_cast<unsigned long long*>(host);
     void* on_device = nullptr;
     status = cudaHostGetDevicePointer(&on_device, host, 0);
-    r.host_on_device = static_cast<unsigned*>(on_device);
+    r.host_on_device = static_cast<unsigned long long*>(on_device);
   }
   if (status == cudaSuccess)
     status = cudaMalloc(reinterpret_cast<void**>(&r.tags), ring_slots * sizeof(unsigned long long));
@@ -121,11 +125,12 @@ thread_local thread_state t_state;
 
 static_assert(std::endian::native == std::endian::little, "a slot's bytes are read as a little-endian word");
 
-// The slot's four bytes, one per kind (fp_flags.hpp's report_fp), as fp_flag bits.
+// The slot's bytes, one per kind (fp_flags.hpp's report_fp), as fp_flag bits and
+// negative_power.
 unsigned read_slot(const ring& r, unsigned slot) {
-  const unsigned word = std::atomic_ref<unsigned>(r.host[slot]).load(std::memory_order_acquire);
+  const unsigned long long word = std::atomic_ref<unsigned long long>(r.host[slot]).load(std::memory_order_acquire);
   unsigned flags = 0;
-  for (int kind = 0; kind < 4; ++kind)
+  for (int kind = 0; kind < 5; ++kind)
     if ((word >> (8 * kind)) & 0xffu) flags |= 1u << kind;
   return flags;
 }
@@ -137,6 +142,8 @@ std::deque<pending>::iterator finish(device_state& d, std::deque<pending>::itera
   it = d.queue.erase(it);
   if (p.checkpoint) d.r.spare_events.push_back(p.checkpoint);
   const unsigned flags = read_slot(d.r, p.slot);
+  // NumPy's ValueError comes from the loop, before any floating-point policy.
+  if (flags & negative_power) throw value_error("Integers to negative integer powers are not allowed.");
   if (flags != 0) ufunc::detail::fp_report(p.name, flags, p.policies);
   return it;
 }
@@ -170,16 +177,16 @@ bool completed(void* stream, void* synced) {
 
 }  // namespace
 
-call_scope::call_scope(std::string_view name, int device, void* stream)
-    : name_(name), device_(device), stream_(stream) {
-  if (!ufunc::detail::fp_checks_enabled()) return;
+call_scope::call_scope(std::string_view name, int device, void* stream, bool refuses_values)
+    : name_(name), device_(device), stream_(stream), refuses_values_(refuses_values) {
+  if (!refuses_values && !ufunc::detail::fp_checks_enabled()) return;
   policies_ = geterr();
   auto& d = t_state.on(device);
   const unsigned slot = static_cast<unsigned>(d.r.calls % ring_slots);
   // The slot's previous call was ring_slots calls ago: if it is still queued it is
   // the oldest, and it must complete before its slot is cleared.
   if (!d.queue.empty() && d.queue.front().slot == slot) wait_for_oldest(d);
-  std::atomic_ref<unsigned>(d.r.host[slot]).store(0, std::memory_order_release);
+  std::atomic_ref<unsigned long long>(d.r.host[slot]).store(0, std::memory_order_release);
   slot_ = slot;
   sink_.flags = d.r.host_on_device + slot;
   sink_.tag = d.r.tags + slot;
@@ -202,7 +209,8 @@ void call_scope::launched() {
     check(cudaEventRecord(event, static_cast<cudaStream_t>(stream_)), "cudaEventRecord (floating-point flags)");
   }
   const auto waits = [](fp_policy p) { return p == fp_policy::raise || p == fp_policy::call; };
-  if (waits(policies_.divide) || waits(policies_.over) || waits(policies_.under) || waits(policies_.invalid)) {
+  if (refuses_values_ || waits(policies_.divide) || waits(policies_.over) || waits(policies_.under) ||
+      waits(policies_.invalid)) {
     check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "cudaStreamSynchronize (floating-point flags)");
     report_completed(stream_);
   }

@@ -6,7 +6,8 @@
 // (to_host, synchronize, a host-in/host-out call), and reported then under the
 // policies the call was made with. A 'raise' or 'call' policy makes the call wait
 // for its kernel, so that the exception or the function comes from that call, as
-// in NumPy.
+// in NumPy; so does a loop that refuses values (signed integer power: a negative
+// exponent is a value_error, whatever the policies).
 #pragma once
 
 #include <string_view>
@@ -20,7 +21,7 @@ namespace ufunc::backends::cuda::fp_reports {
 /// into the device_call, and call launched() once the launch succeeded.
 class call_scope {
  public:
-  call_scope(std::string_view name, int device, void* stream);
+  call_scope(std::string_view name, int device, void* stream, bool refuses_values = false);
   [[nodiscard]] const device_fp_sink& sink() const noexcept { return sink_; }
   void launched();
 
@@ -28,6 +29,7 @@ class call_scope {
   std::string_view name_;
   int device_;
   void* stream_;
+  bool refuses_values_;
   fp_errors policies_{};
   device_fp_sink sink_{};
   unsigned slot_ = 0;

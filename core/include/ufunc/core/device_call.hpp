@@ -18,13 +18,13 @@ struct stream_ref {
 /// Where a device loop reports floating-point errors (errstate on the GPU, which
 /// has no status flags: the kernels classify results as NumPy's host loops would
 /// raise flags). `flags` is this call's slot in mapped pinned host memory, one byte
-/// per kind (divide, overflow, underflow, invalid), which the host reads once the call
-/// has completed; `tag` is a word in device memory that
+/// per kind (divide, overflow, underflow, invalid, a negative integer exponent), which
+/// the host reads once the call has completed; `tag` is a word in device memory that
 /// lets a kernel touch the host slot only once per new kind of error, tagged with
 /// `seq` so that it needs no clearing between the calls that reuse it. Null
 /// `flags`: the calling thread's policies ignore every kind, nothing is classified.
 struct device_fp_sink {
-  unsigned* flags = nullptr;
+  unsigned long long* flags = nullptr;
   unsigned long long* tag = nullptr;
   unsigned long long seq = 0;
 };

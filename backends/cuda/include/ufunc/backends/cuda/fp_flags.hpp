@@ -27,7 +27,11 @@ namespace ufunc::backends::cuda {
 /// The kinds as bits (ufunc::fp_flag, NumPy's NPY_FPE_* values).
 namespace fpe {
 constexpr unsigned divide = 1, overflow = 2, underflow = 4, invalid = 8;
-}
+/// Not a floating-point kind: an integer power met a negative exponent, which NumPy
+/// refuses with ValueError (the device functor cannot throw; the call does).
+constexpr unsigned negative_power = 16;
+constexpr int kinds = 5;
+}  // namespace fpe
 
 namespace fp {
 
@@ -127,7 +131,7 @@ __device__ __forceinline__ unsigned fp_flags_of(const R& r, const A&... a) {
 /// Adds `flags` to the call's slot. The tag word (device memory, hot in L2) keeps
 /// the host slot, which costs a trip over the bus, to at most one store per new
 /// kind: a kernel whose every element is NaN pays an L2 read per warp, no more. The
-/// slot holds one byte per kind, each written (to 1) only by the thread whose
+/// slot holds one byte per kind (fpe::kinds of them), each written (to 1) only by the thread whose
 /// compare-and-swap added that kind: plain stores that cannot lose each other's
 /// bits, where atomics on host memory would need the platform's native support.
 __device__ __forceinline__ void report_fp(const device_fp_sink& s, unsigned flags) {
@@ -141,7 +145,7 @@ __device__ __forceinline__ void report_fp(const device_fp_sink& s, unsigned flag
     if (seen == old) {
       const unsigned added = flags & ~have;
       auto* bytes = reinterpret_cast<volatile unsigned char*>(s.flags);
-      for (int kind = 0; kind < 4; ++kind)
+      for (int kind = 0; kind < fpe::kinds; ++kind)
         if (added & (1u << kind)) bytes[kind] = 1;
       return;
     }
