@@ -775,12 +775,15 @@ template <class = void>
 struct exp_fn {
   UFUNC_HOST_DEVICE float operator()(float x) const { return ::expf(x); }
   UFUNC_HOST_DEVICE double operator()(double x) const { return ::exp(x); }
+  // clang-format 14 would join the requires-clause onto the declaration.
+  // clang-format off
   template <class B>
     requires(!std::is_arithmetic_v<B>)
   B operator()(const B& x) const {
     using std::exp;
     return exp(x);
   }
+  // clang-format on
 };
 
 template <class T>

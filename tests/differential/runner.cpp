@@ -21,6 +21,7 @@
 // per-ufunc ulp bound of ulp_bound() (0 = bit for bit, up to the sign of zero); NaN
 // where NumPy has NaN; infinities exact; complex numbers part by part. Exceptions must
 // be the library class the generator mapped NumPy's exception to.
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -42,7 +43,6 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -85,11 +85,10 @@ std::span<const ufunc::lazy_function> builtin_ufuncs() {
 }  // namespace diff_shim
 
 namespace diff_registry {
-using namespace ufunc;     // NOLINT(google-build-using-namespace): the library's find_builtin, if declared
-using namespace diff_shim; // NOLINT(google-build-using-namespace): else the stand-in
+using namespace ufunc;      // NOLINT(google-build-using-namespace): the library's find_builtin, if declared
+using namespace diff_shim;  // NOLINT(google-build-using-namespace): else the stand-in
 inline const ufunc::function* lookup(std::string_view name) { return find_builtin(name); }
-inline constexpr bool from_library =
-    !std::is_same_v<decltype(find_builtin(std::string_view{})), diff_shim::shim_ptr>;
+inline constexpr bool from_library = !std::is_same_v<decltype(find_builtin(std::string_view{})), diff_shim::shim_ptr>;
 inline std::vector<const ufunc::function*> all() {
   std::vector<const ufunc::function*> out;
   for (const auto& h : builtin_ufuncs()) {
@@ -114,6 +113,8 @@ struct fma_fn {  // a * b + c, two roundings (NumPy: add(multiply(a, b), c))
     return a * b + c;
   }
 };
+// clang-format 14 would join the requires-clauses onto the declarations.
+// clang-format off
 struct relu_fn {  // x > 0 ? x * s : 0, a branch: scalar loop only
   template <class T>
     requires std::is_arithmetic_v<T>
@@ -130,10 +131,12 @@ struct split_fn {  // (fractional part, integral part), as np.modf: two outputs
     return {frac, whole};
   }
 };
+// clang-format on
 
 const ufunc::function* user_ufunc(std::string_view name) {
-  static const auto fma = ufunc::vectorize<ufunc::signatures<float(float, float, float), double(double, double, double)>,
-                                           ufunc::target::cpu>(fma_fn{}, "diff_fma");
+  static const auto fma =
+      ufunc::vectorize<ufunc::signatures<float(float, float, float), double(double, double, double)>,
+                       ufunc::target::cpu>(fma_fn{}, "diff_fma");
   static const auto relu =
       ufunc::vectorize<ufunc::signatures<std::int32_t(std::int32_t, std::int32_t), double(double, double)>,
                        ufunc::target::cpu>(ufunc::scalar_only{relu_fn{}}, "diff_relu");
@@ -151,22 +154,24 @@ constexpr std::string_view user_names[] = {"diff_fma", "diff_relu", "diff_split"
 // Tolerances: ulps allowed for float results, per ufunc (canonical name).
 // ---------------------------------------------------------------------------------
 struct tolerance {
-  int real_ulps;     // float32/float64 results of real inputs
-  int complex_ulps;  // complex results (each part, in ulps of the larger part's magnitude),
-                     // and float results of complex inputs (absolute)
+  int real_ulps;          // float32/float64 results of real inputs
+  int complex_ulps;       // complex results (each part, in ulps of the larger part's magnitude),
+                          // and float results of complex inputs (absolute)
   bool zero_sign = true;  // whether -0.0 and +0.0 differ
 };
 
 tolerance ulp_bound(std::string_view name) {
   // Exact: IEEE operations that are correctly rounded, and operations with no rounding.
   static const std::set<std::string_view> exact = {
-      "add", "subtract", "multiply", "negative", "positive", "absolute", "fabs", "sign", "square", "conjugate",
-      "floor_divide", "remainder", "fmod", "divmod", "maximum", "minimum", "fmax", "fmin", "copysign",
-      "nextafter", "spacing", "ldexp", "frexp", "modf", "floor", "ceil", "trunc", "rint", "heaviside", "isnan",
-      "isinf", "isfinite", "signbit", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-      "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
-      "invert", "left_shift", "right_shift", "bitwise_count", "gcd", "lcm", "divide", "reciprocal", "sqrt",
-      "diff_fma", "diff_relu", "diff_split"};
+      "add",           "subtract",    "multiply",   "negative",      "positive",    "absolute",   "fabs",
+      "sign",          "square",      "conjugate",  "floor_divide",  "remainder",   "fmod",       "divmod",
+      "maximum",       "minimum",     "fmax",       "fmin",          "copysign",    "nextafter",  "spacing",
+      "ldexp",         "frexp",       "modf",       "floor",         "ceil",        "trunc",      "rint",
+      "heaviside",     "isnan",       "isinf",      "isfinite",      "signbit",     "equal",      "not_equal",
+      "less",          "less_equal",  "greater",    "greater_equal", "logical_and", "logical_or", "logical_xor",
+      "logical_not",   "bitwise_and", "bitwise_or", "bitwise_xor",   "invert",      "left_shift", "right_shift",
+      "bitwise_count", "gcd",         "lcm",        "divide",        "reciprocal",  "sqrt",       "diff_fma",
+      "diff_relu",     "diff_split"};
   // Complex results of these go through several roundings (Smith's division, hypot, csqrt).
   static const std::set<std::string_view> complex_rounded = {"divide", "reciprocal", "sqrt", "absolute", "sign"};
   // a*b - c*d: NumPy's AVX2/AVX-512 complex loops contract it to an FMA, plain C does not.
@@ -176,8 +181,7 @@ tolerance ulp_bound(std::string_view name) {
   // One rounding of a product by a constant.
   static const std::set<std::string_view> one_ulp = {"deg2rad", "rad2deg", "radians", "degrees"};
   const bool zs = zero_sign_free.count(name) == 0;
-  if (exact.count(name))
-    return {0, complex_rounded.count(name) ? 4 : complex_products.count(name) ? 2 : 0, zs};
+  if (exact.count(name)) return {0, complex_rounded.count(name) ? 4 : complex_products.count(name) ? 2 : 0, zs};
   if (one_ulp.count(name)) return {1, 1, zs};
   return {4, 4, zs};  // transcendental functions (libm and SIMD approximations)
 }
@@ -207,22 +211,37 @@ struct scalar_spec {
   double re = 0, im = 0;
   [[nodiscard]] ufunc::operand operand() const {
     switch (kind) {
-      case 'b': return ufunc::operand(i != 0);
-      case 'i': return ufunc::operand(static_cast<long long>(i));
-      case 'u': return ufunc::operand(static_cast<unsigned long long>(u));
-      case 'f': return ufunc::operand(re);
-      default: return ufunc::operand(std::complex<double>(re, im));
+      case 'b':
+        return ufunc::operand(i != 0);
+      case 'i':
+        return ufunc::operand(static_cast<long long>(i));
+      case 'u':
+        return ufunc::operand(static_cast<unsigned long long>(u));
+      case 'f':
+        return ufunc::operand(re);
+      default:
+        return ufunc::operand(std::complex<double>(re, im));
     }
   }
   [[nodiscard]] std::string str() const {
     std::ostringstream s;
     s.precision(17);
     switch (kind) {
-      case 'b': s << (i ? "True" : "False"); break;
-      case 'i': s << i; break;
-      case 'u': s << u; break;
-      case 'f': s << re; break;
-      default: s << "(" << re << "+" << im << "j)"; break;
+      case 'b':
+        s << (i ? "True" : "False");
+        break;
+      case 'i':
+        s << i;
+        break;
+      case 'u':
+        s << u;
+        break;
+      case 'f':
+        s << re;
+        break;
+      default:
+        s << "(" << re << "+" << im << "j)";
+        break;
     }
     return s.str();
   }
@@ -343,15 +362,24 @@ scalar_spec read_scalar(reader& r) {
   scalar_spec s;
   s.kind = r.get<char>();
   switch (s.kind) {
-    case 'b': s.i = r.get<std::uint8_t>(); break;
-    case 'i': s.i = r.get<std::int64_t>(); break;
-    case 'u': s.u = r.get<std::uint64_t>(); break;
-    case 'f': s.re = r.get<double>(); break;
+    case 'b':
+      s.i = r.get<std::uint8_t>();
+      break;
+    case 'i':
+      s.i = r.get<std::int64_t>();
+      break;
+    case 'u':
+      s.u = r.get<std::uint64_t>();
+      break;
+    case 'f':
+      s.re = r.get<double>();
+      break;
     case 'c':
       s.re = r.get<double>();
       s.im = r.get<double>();
       break;
-    default: throw std::runtime_error("bad scalar kind in case file");
+    default:
+      throw std::runtime_error("bad scalar kind in case file");
   }
   return s;
 }
@@ -368,16 +396,36 @@ test_case read_case(reader& r) {
         c.mode = f.get<char>();
         c.index = f.get<std::uint64_t>();
         break;
-      case 2: c.ufunc_name = f.str(len); break;
-      case 3: c.method = f.str(len); break;
-      case 4: c.inputs.push_back({false, read_array(f), {}}); break;
-      case 5: c.inputs.push_back({true, {}, read_scalar(f)}); break;
-      case 6: c.outs.push_back({-1, read_array(f)}); break;
-      case 7: c.outs.push_back({f.get<std::uint8_t>(), {}}); break;
-      case 8: c.where = read_array(f); break;
-      case 9: c.out_dtype = dtype_at(f.get<std::uint8_t>()); break;
-      case 10: c.signature = f.str(len); break;
-      case 11: c.casting = ufunc::casting_from_string(f.str(len)); break;
+      case 2:
+        c.ufunc_name = f.str(len);
+        break;
+      case 3:
+        c.method = f.str(len);
+        break;
+      case 4:
+        c.inputs.push_back({false, read_array(f), {}});
+        break;
+      case 5:
+        c.inputs.push_back({true, {}, read_scalar(f)});
+        break;
+      case 6:
+        c.outs.push_back({-1, read_array(f)});
+        break;
+      case 7:
+        c.outs.push_back({f.get<std::uint8_t>(), {}});
+        break;
+      case 8:
+        c.where = read_array(f);
+        break;
+      case 9:
+        c.out_dtype = dtype_at(f.get<std::uint8_t>());
+        break;
+      case 10:
+        c.signature = f.str(len);
+        break;
+      case 11:
+        c.casting = ufunc::casting_from_string(f.str(len));
+        break;
       case 12: {
         c.has_axis = true;
         const int n = f.get<std::uint8_t>();
@@ -389,9 +437,15 @@ test_case read_case(reader& r) {
         }
         break;
       }
-      case 13: c.keepdims = f.get<std::uint8_t>() != 0; break;
-      case 14: c.initial = read_scalar(f); break;
-      case 15: c.indices = read_array(f); break;
+      case 13:
+        c.keepdims = f.get<std::uint8_t>() != 0;
+        break;
+      case 14:
+        c.initial = read_scalar(f);
+        break;
+      case 15:
+        c.indices = read_array(f);
+        break;
       case 16: {
         expected_result e;
         e.type = dtype_at(f.get<std::uint8_t>());
@@ -415,8 +469,12 @@ test_case read_case(reader& r) {
         c.np_message = all.substr(b + 1);
         break;
       }
-      case 18: c.desc = f.str(len); break;
-      case 19: c.canonical = f.str(len); break;
+      case 18:
+        c.desc = f.str(len);
+        break;
+      case 19:
+        c.canonical = f.str(len);
+        break;
       case 20: {
         c.ulps_override = f.get<std::int32_t>();
         const auto n = f.get<std::uint64_t>();
@@ -426,7 +484,9 @@ test_case read_case(reader& r) {
       case 21:
         c.loop = f.str(len);
         break;
-      default: c.unknown_tags.push_back(tag); break;  // a newer generator: the case is skipped
+      default:
+        c.unknown_tags.push_back(tag);
+        break;  // a newer generator: the case is skipped
     }
   }
   return c;
@@ -480,8 +540,8 @@ case_file read_file(const std::string& path) {
 // Building operands
 // ---------------------------------------------------------------------------------
 struct built_array {
-  array base;  // where the data lives (host or device)
-  array view;  // the operand
+  array base;                       // where the data lives (host or device)
+  array view;                       // the operand
   std::vector<std::byte> original;  // the base's bytes before the call
 };
 
@@ -499,7 +559,8 @@ array apply_transforms(array v, const std::vector<transform>& ts) {
         array front = v.transpose(perm);
         front = front[{t.slices[axis]}];
         std::vector<std::int64_t> inverse(perm.size());
-        for (std::size_t i = 0; i < perm.size(); ++i) inverse[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+        for (std::size_t i = 0; i < perm.size(); ++i)
+          inverse[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
         v = front.transpose(inverse);
       }
     } else if (t.kind == 2) {
@@ -603,8 +664,8 @@ bool within_abs(F ours, F np, double tol) {
          std::abs(static_cast<double>(ours) - static_cast<double>(np)) <= tol;
 }
 
-element_check compare_element(dtype t, const std::byte* ours, const std::byte* np, tolerance tol,
-                              bool complex_inputs, double abs_tol = -1) {
+element_check compare_element(dtype t, const std::byte* ours, const std::byte* np, tolerance tol, bool complex_inputs,
+                              double abs_tol = -1) {
   element_check r;
   ufunc::visit_dtype(t, [&](auto zero) {
     using T = decltype(zero);
@@ -653,8 +714,7 @@ std::string index_string(std::int64_t flat, const ufunc::dim_vector& shape) {
 std::string compare_result(const expected_result& e, dtype type, const ufunc::dim_vector& shape,
                            const std::vector<std::byte>& got, tolerance tol, bool complex_inputs,
                            const std::vector<double>& abs_tol, const std::string& what) {
-  if (type != e.type)
-    return what + " dtype " + std::string(type.name()) + ", NumPy " + std::string(e.type.name());
+  if (type != e.type) return what + " dtype " + std::string(type.name()) + ", NumPy " + std::string(e.type.name());
   if (shape != e.shape)
     return what + " shape " + array::shape_string(shape) + ", NumPy " + array::shape_string(e.shape);
   const std::size_t item = type.itemsize();
@@ -750,11 +810,16 @@ struct replay {
 
 ufunc::weak_scalar weak(const scalar_spec& s) {
   switch (s.kind) {
-    case 'b': return ufunc::weak_scalar(s.i != 0);
-    case 'i': return ufunc::weak_scalar(static_cast<long long>(s.i));
-    case 'u': return ufunc::weak_scalar(static_cast<unsigned long long>(s.u));
-    case 'f': return ufunc::weak_scalar(s.re);
-    default: return ufunc::weak_scalar(std::complex<double>(s.re, s.im));
+    case 'b':
+      return ufunc::weak_scalar(s.i != 0);
+    case 'i':
+      return ufunc::weak_scalar(static_cast<long long>(s.i));
+    case 'u':
+      return ufunc::weak_scalar(static_cast<unsigned long long>(s.u));
+    case 'f':
+      return ufunc::weak_scalar(s.re);
+    default:
+      return ufunc::weak_scalar(std::complex<double>(s.re, s.im));
   }
 }
 
@@ -769,9 +834,12 @@ std::optional<run_result> run_method(const test_case& c, const F& f, ufunc::targ
   const auto& m = c.method;
   auto axes_of = [&](auto& o) {
     if (!c.has_axis) return;
-    if (c.axis_none) o.axis = ufunc::all_axes;
-    else if (c.axis_scalar) o.axis = static_cast<int>(c.axis[0]);
-    else o.axis = std::vector<int>(c.axis.begin(), c.axis.end());
+    if (c.axis_none)
+      o.axis = ufunc::all_axes;
+    else if (c.axis_scalar)
+      o.axis = static_cast<int>(c.axis[0]);
+    else
+      o.axis = std::vector<int>(c.axis.begin(), c.axis.end());
   };
   if (!c.outs.empty()) out = build(c.outs[0].arr, device);
   if (c.where) where = build(*c.where, device);
@@ -887,8 +955,10 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
   try {
     if (c.method != "call") {
       if (auto r = run_method(c, f, target, ins, method_out, where, indices, rp)) return *r;
-      if (c.method == "at") rp.bases.emplace_back(&ins[0], ins[0].view);
-      else rp.bases.emplace_back(&ins[0], std::nullopt);
+      if (c.method == "at")
+        rp.bases.emplace_back(&ins[0], ins[0].view);
+      else
+        rp.bases.emplace_back(&ins[0], std::nullopt);
       if (ins.size() > 1) rp.bases.emplace_back(&ins[1], std::nullopt);
       if (!c.outs.empty()) rp.bases.emplace_back(&method_out, method_out.view);
     } else {
@@ -943,8 +1013,9 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
   }
   if (!error_class.empty())
     return fail("ours raises " + error_class + " (" + error_message + "), NumPy returns " +
-                (c.expected.empty() ? std::string("?")
-                                    : std::string(c.expected[0].type.name()) + array::shape_string(c.expected[0].shape)));
+                (c.expected.empty()
+                     ? std::string("?")
+                     : std::string(c.expected[0].type.name()) + array::shape_string(c.expected[0].shape)));
   if (rp.got.size() != c.expected.size())
     return fail("ours returns " + std::to_string(rp.got.size()) + " outputs, NumPy " +
                 std::to_string(c.expected.size()));
@@ -955,8 +1026,7 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
   tolerance tol = ulp_bound(c.canonical.empty() ? f.name() : c.canonical);
   if (c.ulps_override >= 0) tol.real_ulps = tol.complex_ulps = c.ulps_override;
   bool complex_inputs = false;
-  for (const auto& in : c.inputs)
-    complex_inputs |= in.is_scalar ? in.scalar.kind == 'c' : in.arr.type.is_complex();
+  for (const auto& in : c.inputs) complex_inputs |= in.is_scalar ? in.scalar.kind == 'c' : in.arr.type.is_complex();
   for (std::size_t j = 0; j < c.expected.size(); ++j) {
     const std::string what = c.expected.size() > 1 ? "output " + std::to_string(j) : std::string("result");
     const array& got = rp.got[j];
@@ -1108,19 +1178,24 @@ int main(int argc, char** argv) {
       std::cout << "SKIPPED: " << value() << "\n";
       return 77;
     }
-    if (a == "--targets") targets_arg = value();
-    else if (a == "--grain") grain = std::stoll(value());
-    else if (a == "--max-print") max_print = std::stoi(value());
-    else if (a == "--only") only.push_back(value());
-    else if (a == "--exclude") exclude.push_back(value());
-    else if (a == "--skip-method") skip_methods.push_back(value());
+    if (a == "--targets")
+      targets_arg = value();
+    else if (a == "--grain")
+      grain = std::stoll(value());
+    else if (a == "--max-print")
+      max_print = std::stoi(value());
+    else if (a == "--only")
+      only.push_back(value());
+    else if (a == "--exclude")
+      exclude.push_back(value());
+    else if (a == "--skip-method")
+      skip_methods.push_back(value());
     else if (a == "--crashed") {  // ID@target@method, added by the crash handler
       const auto v = value();
       const auto at1 = v.find('@'), at2 = v.find('@', at1 + 1);
       crashed[v.substr(0, at1)] = v.substr(at1 + 1, at2 - at1 - 1);
       ++crashes_per_method[v.substr(at2 + 1)];
-    }
-    else if (a == "--known") {  // tracked mismatches: "ID TARGET reason" per line, '#' comments
+    } else if (a == "--known") {  // tracked mismatches: "ID TARGET reason" per line, '#' comments
       std::ifstream in(value());
       for (std::string line; std::getline(in, line);) {
         if (line.empty() || line[0] == '#') continue;
@@ -1131,16 +1206,19 @@ int main(int argc, char** argv) {
         std::getline(words, reason);
         known[id + "@" + target] = reason;
       }
-    }
-    else if (a == "--verbose") verbose = true;
-    else if (a == "-h" || a == "--help") return usage() == 2 ? 0 : 0;
-    else if (!a.empty() && a[0] == '-') return usage();
-    else files.push_back(a);
+    } else if (a == "--verbose")
+      verbose = true;
+    else if (a == "-h" || a == "--help")
+      return usage() == 2 ? 0 : 0;
+    else if (!a.empty() && a[0] == '-')
+      return usage();
+    else
+      files.push_back(a);
   }
   if (files.empty()) return usage();
   if (const char* want = std::getenv("UFUNC_SIMD_ARCH"); want && *want && ufunc::simd_arch() != want) {
-    std::cout << "SKIPPED: UFUNC_SIMD_ARCH=" << want << " requested, but the built-in loops run '"
-              << ufunc::simd_arch() << "' at best here (CPU or build)\n";
+    std::cout << "SKIPPED: UFUNC_SIMD_ARCH=" << want << " requested, but the built-in loops run '" << ufunc::simd_arch()
+              << "' at best here (CPU or build)\n";
     return 77;
   }
 
@@ -1160,9 +1238,12 @@ int main(int argc, char** argv) {
     }
   }
   if (want("cuda")) {
-    if (!ufunc::target_available(ufunc::target_id::cuda)) target_skips["cuda"] = "not compiled in (preset cuda or all)";
-    else if (!ufunc::cuda_available()) target_skips["cuda"] = "no usable GPU";
-    else targets.push_back(ufunc::target_id::cuda);
+    if (!ufunc::target_available(ufunc::target_id::cuda))
+      target_skips["cuda"] = "not compiled in (preset cuda or all)";
+    else if (!ufunc::cuda_available())
+      target_skips["cuda"] = "no usable GPU";
+    else
+      targets.push_back(ufunc::target_id::cuda);
   }
 
   // Cases.
@@ -1185,8 +1266,8 @@ int main(int argc, char** argv) {
 
 #if defined(UFUNC_DIFF_HAS_ERRSTATE)
   // As the generator's np.errstate(all='ignore'): no floating-point warnings.
-  ufunc::seterr({ufunc::fp_policy::ignore, ufunc::fp_policy::ignore, ufunc::fp_policy::ignore,
-                 ufunc::fp_policy::ignore});
+  ufunc::seterr(
+      {ufunc::fp_policy::ignore, ufunc::fp_policy::ignore, ufunc::fp_policy::ignore, ufunc::fp_policy::ignore});
 #endif
   may_reexec = crashed.size() < static_cast<std::size_t>(max_crashes);
   std::signal(SIGSEGV, on_fatal_signal);
@@ -1196,12 +1277,12 @@ int main(int argc, char** argv) {
 
   const auto t0 = std::chrono::steady_clock::now();
   std::size_t ncases = 0, printed = 0;
-  std::ostringstream now_agree;  // tracked mismatches that agree now
-  std::ostringstream failures;  // printed at the end: a re-run after a crash prints everything once
+  std::ostringstream now_agree;              // tracked mismatches that agree now
+  std::ostringstream failures;               // printed at the end: a re-run after a crash prints everything once
   std::map<std::string, std::size_t> skips;  // reason -> count (per case and target)
   struct target_stats {
     std::size_t run = 0, pass = 0, fail = 0, skip = 0;
-      std::size_t known = 0;
+    std::size_t known = 0;
   };
   std::map<std::string, target_stats> stats;
   std::map<std::string, std::size_t> fail_by_ufunc;

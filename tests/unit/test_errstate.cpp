@@ -117,8 +117,10 @@ struct raise_by_hand {
   }
 };
 
-const auto fdivide = ufunc::vectorize<ufunc::signatures<float(float, float), double(double, double)>>(divides{}, "divide");
-const auto fmultiply = ufunc::vectorize<ufunc::signatures<float(float, float), double(double, double)>>(times{}, "multiply");
+const auto fdivide =
+    ufunc::vectorize<ufunc::signatures<float(float, float), double(double, double)>>(divides{}, "divide");
+const auto fmultiply =
+    ufunc::vectorize<ufunc::signatures<float(float, float), double(double, double)>>(times{}, "multiply");
 
 // One call per kind of error, on double arrays.
 struct error_case {
@@ -131,13 +133,21 @@ std::vector<error_case> error_cases() {
   auto d = [](std::initializer_list<double> v) { return ufunc::asarray<double>(v); };
   return {
       {"divide", static_cast<unsigned>(ufunc::fp_flag::divide), "divide by zero encountered in divide",
-       [=] { (void)fdivide(d({1.0, 2.0}), d({1.0, 0.0})); }},
+       [=] {
+         (void)fdivide(d({1.0, 2.0}), d({1.0, 0.0}));
+       }},
       {"over", static_cast<unsigned>(ufunc::fp_flag::overflow), "overflow encountered in multiply",
-       [=] { (void)fmultiply(d({1e300, 1.0}), d({1e300, 1.0})); }},
+       [=] {
+         (void)fmultiply(d({1e300, 1.0}), d({1e300, 1.0}));
+       }},
       {"under", static_cast<unsigned>(ufunc::fp_flag::underflow), "underflow encountered in multiply",
-       [=] { (void)fmultiply(d({1e-300, 1.0}), d({1e-300, 1.0})); }},
+       [=] {
+         (void)fmultiply(d({1e-300, 1.0}), d({1e-300, 1.0}));
+       }},
       {"invalid", static_cast<unsigned>(ufunc::fp_flag::invalid), "invalid value encountered in divide",
-       [=] { (void)fdivide(d({0.0, 1.0}), d({0.0, 1.0})); }},
+       [=] {
+         (void)fdivide(d({0.0, 1.0}), d({0.0, 1.0}));
+       }},
   };
 }
 
@@ -252,7 +262,8 @@ TEST_CASE("errstate: nesting restores, also when the scope is left by an excepti
     CHECK(ufunc::geterr().invalid == before.invalid);  // not named: unchanged, as np.errstate
     {
       ufunc::errstate inner({.all = fp_policy::ignore, .over = fp_policy::print});
-      CHECK(ufunc::geterr() == ufunc::fp_errors{fp_policy::ignore, fp_policy::print, fp_policy::ignore, fp_policy::ignore});
+      CHECK(ufunc::geterr() ==
+            ufunc::fp_errors{fp_policy::ignore, fp_policy::print, fp_policy::ignore, fp_policy::ignore});
       CHECK_NOTHROW(fdivide(ufunc::asarray<double>({1.0}), 0.0));
     }
     CHECK(ufunc::geterr().divide == fp_policy::raise);
@@ -324,11 +335,11 @@ TEST_CASE("errstate: integer loops raise the flags by hand (ops::raise_fp)") {
   // Every flag through raise_fp, overflow and underflow included (glibc sets those two
   // in the x87 status word, not in SSE's MXCSR).
   auto by_hand = ufunc::vectorize<std::int32_t(std::int32_t)>(raise_by_hand{}, "by_hand");
-  for (const auto& [which, message] : std::vector<std::pair<int, std::string>>{
-           {1, "divide by zero encountered in by_hand"},
-           {2, "overflow encountered in by_hand"},
-           {4, "underflow encountered in by_hand"},
-           {8, "invalid value encountered in by_hand"}}) {
+  for (const auto& [which, message] :
+       std::vector<std::pair<int, std::string>>{{1, "divide by zero encountered in by_hand"},
+                                                {2, "overflow encountered in by_hand"},
+                                                {4, "underflow encountered in by_hand"},
+                                                {8, "invalid value encountered in by_hand"}}) {
     CAPTURE(which);
     warnings w;
     ufunc::errstate guard({.all = fp_policy::warn});
@@ -474,9 +485,8 @@ TEST_CASE_TEMPLATE("errstate: no spurious flags from padded SIMD batches (tails,
 TEST_CASE("errstate: flags raised on TBB workers reach the caller; the policy applies once per call") {
   const ufunc_test::parallel_split grain(8);
   auto divide = ufunc::vectorize<double(double, double), ufunc::target::parallel>(divides{}, "divide");
-  auto floor_divide =
-      ufunc::vectorize<std::int32_t(std::int32_t, std::int32_t), ufunc::target::parallel>(int_floor_divide{},
-                                                                                          "floor_divide");
+  auto floor_divide = ufunc::vectorize<std::int32_t(std::int32_t, std::int32_t), ufunc::target::parallel>(
+      int_floor_divide{}, "floor_divide");
   const std::int64_t n = 4000;
   auto x = ufunc::full<double>({n}, 1.0), y = ufunc::full<double>({n}, 2.0);
   y.data()[3777] = 0.0;  // one piece of 500, on whichever thread takes it

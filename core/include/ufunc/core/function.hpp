@@ -33,9 +33,12 @@ class operand {
  public:
   operand(const array& a) : value_(a) {}  // NOLINT(google-explicit-constructor): operands convert implicitly
   operand(array&& a) noexcept : value_(std::move(a)) {}  // NOLINT(google-explicit-constructor)
+  // clang-format 14 would join the requires-clause onto the declaration.
+  // clang-format off
   template <class T>
     requires is_weak_scalar_type<T>
   operand(T v) : value_(weak_scalar(v)) {}  // NOLINT(google-explicit-constructor)
+  // clang-format on
 
   [[nodiscard]] bool is_scalar() const noexcept { return value_.index() == 2; }
   [[nodiscard]] const array& as_array() const {

@@ -252,10 +252,11 @@ struct device_loop<F, R(A...)> {
     if constexpr (nout == 1) {
       if (c.size > 0 && c.size >= cub_min_elements && all_inputs_contiguous(c)) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-          check(cub::DeviceTransform::Transform(
-                    ::cuda::std::make_tuple(reinterpret_cast<const device_t<A>*>(c.base[I])...),
-                    reinterpret_cast<device_t<R>*>(c.base[nin]), c.size, transform_adapter<F, R, A...>{f, c.fp}, stream),
-                "cub::DeviceTransform");
+          check(
+              cub::DeviceTransform::Transform(
+                  ::cuda::std::make_tuple(reinterpret_cast<const device_t<A>*>(c.base[I])...),
+                  reinterpret_cast<device_t<R>*>(c.base[nin]), c.size, transform_adapter<F, R, A...>{f, c.fp}, stream),
+              "cub::DeviceTransform");
         }
         (std::index_sequence_for<A...>{});
         check(cudaGetLastError(), "launching cub::DeviceTransform");
