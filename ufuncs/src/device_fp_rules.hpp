@@ -165,7 +165,7 @@ struct fp_rule<::ufunc::ops::reciprocal> {
 };
 
 // Logarithms: log 0 is -inf with `divide`; log1p at -1.
-template <class Op, int Pole>
+template <int Pole>
 struct log_rule {
   template <class R, class A>
   __device__ static unsigned flags(const R& r, const A& a) {
@@ -176,13 +176,13 @@ struct log_rule {
   }
 };
 template <>
-struct fp_rule<::ufunc::ops::log> : log_rule<::ufunc::ops::log, 0> {};
+struct fp_rule<::ufunc::ops::log> : log_rule<0> {};
 template <>
-struct fp_rule<::ufunc::ops::log2> : log_rule<::ufunc::ops::log2, 0> {};
+struct fp_rule<::ufunc::ops::log2> : log_rule<0> {};
 template <>
-struct fp_rule<::ufunc::ops::log10> : log_rule<::ufunc::ops::log10, 0> {};
+struct fp_rule<::ufunc::ops::log10> : log_rule<0> {};
 template <>
-struct fp_rule<::ufunc::ops::log1p> : log_rule<::ufunc::ops::log1p, -1> {};
+struct fp_rule<::ufunc::ops::log1p> : log_rule<-1> {};
 
 template <>
 struct fp_rule<::ufunc::ops::arctanh> {
@@ -227,7 +227,7 @@ struct fp_rule<::ufunc::ops::float_power> {
 
 // NumPy's npy_logaddexp compares its operands with `>`, which raises `invalid` for a
 // NaN, and computes log1p(exp(-|x - y|)), whose exp underflows for a large gap.
-template <class Op, bool Base2>
+template <bool Base2>
 struct logaddexp_rule {
   template <class R, class A, class B>
   __device__ static unsigned flags(const R& r, const A& x, const B& y) {
@@ -242,9 +242,9 @@ struct logaddexp_rule {
   }
 };
 template <>
-struct fp_rule<::ufunc::ops::logaddexp> : logaddexp_rule<::ufunc::ops::logaddexp, false> {};
+struct fp_rule<::ufunc::ops::logaddexp> : logaddexp_rule<false> {};
 template <>
-struct fp_rule<::ufunc::ops::logaddexp2> : logaddexp_rule<::ufunc::ops::logaddexp2, true> {};
+struct fp_rule<::ufunc::ops::logaddexp2> : logaddexp_rule<true> {};
 
 // atan2(y, x) below the smallest normal number (y / x with |x| large) underflows, as
 // glibc's does even where the result is exact.
@@ -308,7 +308,6 @@ struct fp_rule<::ufunc::ops::ldexp> {
 };
 
 // Multiplications by a constant that is not a power of two: tiny results are inexact.
-template <class Op>
 struct scaling_rule {
   template <class R, class A>
   __device__ static unsigned flags(const R& r, const A& a) {
@@ -316,13 +315,13 @@ struct scaling_rule {
   }
 };
 template <>
-struct fp_rule<::ufunc::ops::degrees> : scaling_rule<::ufunc::ops::degrees> {};
+struct fp_rule<::ufunc::ops::degrees> : scaling_rule {};
 template <>
-struct fp_rule<::ufunc::ops::radians> : scaling_rule<::ufunc::ops::radians> {};
+struct fp_rule<::ufunc::ops::radians> : scaling_rule {};
 template <>
-struct fp_rule<::ufunc::ops::rad2deg> : scaling_rule<::ufunc::ops::rad2deg> {};
+struct fp_rule<::ufunc::ops::rad2deg> : scaling_rule {};
 template <>
-struct fp_rule<::ufunc::ops::deg2rad> : scaling_rule<::ufunc::ops::deg2rad> {};
+struct fp_rule<::ufunc::ops::deg2rad> : scaling_rule {};
 
 // A step into the subnormal range underflows; a step from the largest number to
 // infinity overflows.

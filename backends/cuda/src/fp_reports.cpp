@@ -27,8 +27,6 @@ constexpr unsigned ring_slots = 1024;
 // not for everything its stream has queued since (which would make every call
 // synchronous once a thread has more than ring_slots calls in flight).
 constexpr unsigned checkpoint_interval = 128;
-// fp_flags.hpp's fpe::negative_power (that header is CUDA code).
-constexpr unsigned negative_power = 16;
 
 struct ring {
   int device = -1;
@@ -130,7 +128,7 @@ static_assert(std::endian::native == std::endian::little, "a slot's bytes are re
 unsigned read_slot(const ring& r, unsigned slot) {
   const unsigned long long word = std::atomic_ref<unsigned long long>(r.host[slot]).load(std::memory_order_acquire);
   unsigned flags = 0;
-  for (int kind = 0; kind < 5; ++kind)
+  for (int kind = 0; kind < device_fp_sink::kinds; ++kind)
     if ((word >> (8 * kind)) & 0xffu) flags |= 1u << kind;
   return flags;
 }
@@ -143,7 +141,7 @@ std::deque<pending>::iterator finish(device_state& d, std::deque<pending>::itera
   if (p.checkpoint) d.r.spare_events.push_back(p.checkpoint);
   const unsigned flags = read_slot(d.r, p.slot);
   // NumPy's ValueError comes from the loop, before any floating-point policy.
-  if (flags & negative_power) throw value_error("Integers to negative integer powers are not allowed.");
+  if (flags & device_fp_sink::negative_power) throw value_error("Integers to negative integer powers are not allowed.");
   if (flags != 0) ufunc::detail::fp_report(p.name, flags, p.policies);
   return it;
 }

@@ -24,6 +24,12 @@ struct stream_ref {
 /// `seq` so that it needs no clearing between the calls that reuse it. Null
 /// `flags`: the calling thread's policies ignore every kind, nothing is classified.
 struct device_fp_sink {
+  /// The kinds a slot holds, a byte each: fp_flag's four bits, then this one, which is
+  /// not a floating-point kind: an integer power met a negative exponent (NumPy's
+  /// ValueError; the device functor cannot throw, the call does).
+  static constexpr unsigned negative_power = 16;
+  static constexpr int kinds = 5;
+
   unsigned long long* flags = nullptr;
   unsigned long long* tag = nullptr;
   unsigned long long seq = 0;

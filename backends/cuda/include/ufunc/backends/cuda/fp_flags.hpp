@@ -27,10 +27,8 @@ namespace ufunc::backends::cuda {
 /// The kinds as bits (ufunc::fp_flag, NumPy's NPY_FPE_* values).
 namespace fpe {
 constexpr unsigned divide = 1, overflow = 2, underflow = 4, invalid = 8;
-/// Not a floating-point kind: an integer power met a negative exponent, which NumPy
-/// refuses with ValueError (the device functor cannot throw; the call does).
-constexpr unsigned negative_power = 16;
-constexpr int kinds = 5;
+constexpr unsigned negative_power = device_fp_sink::negative_power;
+constexpr int kinds = device_fp_sink::kinds;
 }  // namespace fpe
 
 namespace fp {
@@ -57,15 +55,6 @@ __device__ __forceinline__ bool any_inf(const T& x) {
     return ::isinf(x);
   else
     return false;
-}
-template <class T>
-__device__ __forceinline__ bool all_finite(const T& x) {
-  if constexpr (complex_parts<T>::value)
-    return ::isfinite(x.real()) && ::isfinite(x.imag());
-  else if constexpr (std::is_floating_point_v<T>)
-    return ::isfinite(x);
-  else
-    return true;
 }
 template <class T>
 __device__ __forceinline__ bool is_zero(const T& x) {
