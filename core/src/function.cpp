@@ -1,6 +1,7 @@
 #include <ufunc/core/function.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -755,25 +756,31 @@ void function::set_type_resolver(type_resolver resolver) {
   state_->resolver = resolver;
 }
 
-type_signature function::resolve(std::span<const dtype> inputs, const call_options& options) const {
-  if (static_cast<int>(inputs.size()) != nin())
-    throw value_error("ufunc '" + name() + "' takes " + std::to_string(nin()) + " inputs, got " +
+namespace {
+
+// What resolve() and resolve_loop() search with: array inputs of the given dtypes.
+std::array<resolver_input, max_operands> dtype_inputs(const function& f, std::span<const dtype> inputs) {
+  if (static_cast<int>(inputs.size()) != f.nin())
+    throw value_error("ufunc '" + f.name() + "' takes " + std::to_string(f.nin()) + " inputs, got " +
                       std::to_string(inputs.size()));
-  resolver_input in[max_operands];
-  for (int i = 0; i < nin(); ++i) in[i] = {inputs[i], nullptr};
+  std::array<resolver_input, max_operands> in{};
+  for (std::size_t i = 0; i < inputs.size(); ++i) in[i] = {inputs[i], nullptr};
+  return in;
+}
+
+}  // namespace
+
+type_signature function::resolve(std::span<const dtype> inputs, const call_options& options) const {
+  const auto in = dtype_inputs(*this, inputs);
   const auto fixed = fixed_from_options(options, nin(), nout(), name());
-  return find_loop_cached(*state_, {in, inputs.size()}, fixed, options).types;
+  return find_loop_cached(*state_, {in.data(), inputs.size()}, fixed, options).types;
 }
 
 loop_entry function::resolve_loop(std::span<const dtype> inputs, const call_options& options) const {
-  if (static_cast<int>(inputs.size()) != nin())
-    throw value_error("ufunc '" + name() + "' takes " + std::to_string(nin()) + " inputs, got " +
-                      std::to_string(inputs.size()));
-  resolver_input in[max_operands];
-  for (int i = 0; i < nin(); ++i) in[i] = {inputs[i], nullptr};
+  const auto in = dtype_inputs(*this, inputs);
   const auto fixed = fixed_from_options(options, nin(), nout(), name());
   std::shared_lock lock(state_->mutex);
-  return find_loop(*state_, {in, inputs.size()}, fixed, options.casting);
+  return find_loop(*state_, {in.data(), inputs.size()}, fixed, options.casting);
 }
 
 array function::operator()(const operand& a, const call_options& options) const {
