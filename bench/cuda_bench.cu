@@ -409,6 +409,22 @@ void add_case(context& ctx, const char* type_name, std::int64_t n, bool with_all
     });
   }
 
+  // The light contiguous kernel (ufuncs outside the cub::DeviceTransform set use it at every size): fmax moves the
+  // same bytes as add. Impl "light" in the CSV; compare with "ufunc" (cub) and "memcpy".
+  guarded(tag + " light", [&] {
+    std::vector<ufunc::call_options> opts;
+    for (int k = 0; k < nsets; ++k) opts.push_back(cuda_options(s, {sets.uc[k]}));
+    poison(sets.c[0].ptr, sets.c[0].bytes(), s);
+    (void)ufunc::fmax(sets.ua[0], sets.ub[0], opts[0]);
+    validate(
+        case_name, "light", sets.c[0].ptr, n, [](std::int64_t i) { return std::max(value_a<T>(i), value_b<T>(i)); }, s);
+    const double t = ctx.timer->measure(tag + " light", ctx.cfg.warmup, reps, [&](int r) {
+      const int k = r % nsets;
+      (void)ufunc::fmax(sets.ua[k], sets.ub[k], opts[k]);
+    });
+    emit(case_name, "light", n, bytes, t);
+  });
+
   vectorize_add_case<T>(ctx, case_name, n, sets, reps);
 
   // cub::DeviceTransform with the int64 count ufunc passes it (the count's type picks cub's offset type).
@@ -701,7 +717,7 @@ void api_note(cudaStream_t s) {
 
 void print_table() {
   // Columns in this order when present; rows keep first-seen order.
-  const std::vector<std::string> impls = {"ufunc", "vectorize", "cub", "memcpy", "memset", "empty_kernel"};
+  const std::vector<std::string> impls = {"ufunc", "light", "vectorize", "cub", "memcpy", "memset", "empty_kernel"};
   std::vector<std::pair<std::string, std::int64_t>> rows;
   std::map<std::pair<std::string, std::int64_t>, std::map<std::string, const result*>> cells;
   for (const auto& r : g_results) {

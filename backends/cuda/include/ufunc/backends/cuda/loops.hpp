@@ -16,6 +16,7 @@
 #error "ufunc/backends/cuda/loops.hpp is CUDA code: compile this translation unit with nvcc (as a .cu file)"
 #endif
 
+#include <atomic>
 #include <complex>
 #include <cstdint>
 #include <memory>
@@ -46,6 +47,60 @@ namespace detail {
 constexpr std::int64_t cub_min_elements = 1 << 16;
 constexpr int block_threads = 256;
 constexpr int items_per_thread = 4;
+
+// Programmatic dependent launch (sm_90 and later): a kernel launched with the attribute may be
+// scheduled while the stream's previous kernel still runs, which hides most of the gap
+// between small back-to-back calls (bench/launch_probe.cu; bench/RESULTS.md, per-call
+// time). Safe after any predecessor: griddepcontrol.wait, the kernel's first instruction,
+// returns only once the preceding grid has completed and its writes are visible. The
+// early trigger lets the next dependent kernel do the same with this one.
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// Whether Kernel runs with the attribute on `device`: the device must be sm_90 or later AND
+// the kernel's loaded binary built for it (code built for an older architecture has no
+// wait, and launching it early would race). Cached per kernel and device.
+template <auto Kernel>
+bool dependent_launch_allowed(int device) {
+  static std::atomic<signed char> known[64] = {};
+  if (device < 0 || device >= 64) return false;
+  signed char v = known[device].load(std::memory_order_relaxed);
+  if (v == 0) {
+    int major = 0;
+    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+    cudaFuncAttributes attr{};
+    check(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(Kernel)), "cudaFuncGetAttributes");
+    v = (major >= 9 && attr.binaryVersion >= 90 && attr.ptxVersion >= 90) ? 1 : -1;
+    known[device].store(v, std::memory_order_relaxed);
+  }
+  return v > 0;
+}
+
+// Launches an elementwise kernel (one that starts with wait_for_previous_grid) on the call's
+// stream, as a dependent launch where allowed; checks the launch.
+template <auto Kernel, class... Args>
+void launch_elementwise(unsigned blocks, cudaStream_t stream, int device, Args&&... args) {
+  if (dependent_launch_allowed<Kernel>(device)) {
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(block_threads);
+    cfg.stream = stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    check(cudaLaunchKernelEx(&cfg, Kernel, std::forward<Args>(args)...), "launching a ufunc kernel");
+  } else {
+    // cudaLaunchKernelEx without attributes costs the host more than <<<>>> (launch_probe.cu).
+    Kernel<<<blocks, block_threads, 0, stream>>>(std::forward<Args>(args)...);
+    check(cudaGetLastError(), "launching a ufunc kernel");
+  }
+}
 
 template <class Index, int NOP>
 struct kernel_plan {
@@ -88,6 +143,7 @@ __device__ __forceinline__ unsigned apply(const F& f, const kernel_plan<Index, N
 
 template <class F, class Index, int NOP, bool HasWhere, class R, class... A>
 __global__ void __launch_bounds__(block_threads) rows_kernel(F f, kernel_plan<Index, NOP> p, Index tiles_per_row) {
+  wait_for_previous_grid();
   constexpr int nops = NOP;
   const Index block = static_cast<Index>(blockIdx.x);
   const Index outer = block / tiles_per_row;
@@ -119,6 +175,7 @@ __global__ void __launch_bounds__(block_threads) rows_kernel(F f, kernel_plan<In
 
 template <class F, class Index, int NOP, bool HasWhere, class R, class... A>
 __global__ void __launch_bounds__(block_threads) elements_kernel(F f, kernel_plan<Index, NOP> p) {
+  wait_for_previous_grid();
   constexpr int nops = NOP;
   const Index first =
       static_cast<Index>(blockIdx.x) * (block_threads * items_per_thread) + static_cast<Index>(threadIdx.x);
@@ -147,17 +204,32 @@ __global__ void __launch_bounds__(block_threads) elements_kernel(F f, kernel_pla
 // at this size the launch is the cost.
 template <class F, class R, class... A>
 __global__ void __launch_bounds__(block_threads)
-    contiguous_kernel(F f, int n, device_fp_sink fp, device_t<R>* __restrict__ out,
-                      const device_t<A>* __restrict__... in) {
+    contiguous_kernel(F f, int n, device_fp_sink fp, device_t<R>* out, const device_t<A>*... in) {
+  wait_for_previous_grid();
   const int first = static_cast<int>(blockIdx.x) * (block_threads * items_per_thread) + static_cast<int>(threadIdx.x);
+  // Every load is issued before the first store, so that a thread's loads are in flight
+  // together. The pointers cannot be __restrict__ (host code cannot take the address of a
+  // kernel whose parameter pack is, and the dependent launch needs it), so the compiler
+  // would not move loads past stores itself.
+  using inputs = ::cuda::std::tuple<device_t<A>...>;
+  inputs x[items_per_thread];
+#pragma unroll
+  for (int k = 0; k < items_per_thread; ++k) {
+    const int i = first + k * block_threads;
+    if (i < n) x[k] = inputs{in[i]...};
+  }
   unsigned flags = 0;
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     const int i = first + k * block_threads;
     if (i < n) {
-      const auto r = f(in[i]...);
-      out[i] = static_cast<device_t<R>>(r);
-      if (fp.flags) flags |= fp_flags_of<F>(r, in[i]...);
+      ::cuda::std::apply(
+          [&](const auto&... a) {
+            const auto r = f(a...);
+            out[i] = static_cast<device_t<R>>(r);
+            if (fp.flags) flags |= fp_flags_of<F>(r, a...);
+          },
+          x[k]);
     }
   }
   if (fp.flags) report_fp_warp(fp, flags);
@@ -208,13 +280,13 @@ struct device_loop<F, R(A...)> {
       const Index tiles_per_row = (p.inner + tile - 1) / tile;
       const auto blocks = static_cast<std::uint64_t>(tiles_per_row) * static_cast<std::uint64_t>(p.outer_count);
       if (blocks > 0x7fffffffu) throw value_error("cuda: iteration too large for one launch");
-      rows_kernel<F, Index, nop, HasWhere, R, A...>
-          <<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(f, p, tiles_per_row);
+      launch_elementwise<&rows_kernel<F, Index, nop, HasWhere, R, A...>>(static_cast<unsigned>(blocks), stream,
+                                                                         c.device, f, p, tiles_per_row);
     } else {
       const auto blocks = (static_cast<std::uint64_t>(p.size) + tile - 1) / tile;
       if (blocks > 0x7fffffffu) throw value_error("cuda: iteration too large for one launch");
-      elements_kernel<F, Index, nop, HasWhere, R, A...>
-          <<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(f, p);
+      launch_elementwise<&elements_kernel<F, Index, nop, HasWhere, R, A...>>(static_cast<unsigned>(blocks), stream,
+                                                                             c.device, f, p);
     }
   }
 
@@ -234,12 +306,11 @@ struct device_loop<F, R(A...)> {
       constexpr int tile = block_threads * items_per_thread;
       const auto blocks = static_cast<unsigned>((c.size + tile - 1) / tile);
       [&]<std::size_t... I>(std::index_sequence<I...>) {
-        contiguous_kernel<F, R, A...><<<blocks, block_threads, 0, stream>>>(
-            f, static_cast<int>(c.size), c.fp, reinterpret_cast<device_t<R>*>(c.base[nin]),
-            reinterpret_cast<const device_t<A>*>(c.base[I])...);
+        launch_elementwise<&contiguous_kernel<F, R, A...>>(blocks, stream, c.device, f, static_cast<int>(c.size), c.fp,
+                                                           reinterpret_cast<device_t<R>*>(c.base[nin]),
+                                                           reinterpret_cast<const device_t<A>*>(c.base[I])...);
       }
       (std::index_sequence_for<A...>{});
-      check(cudaGetLastError(), "launching a ufunc kernel");
       return true;
     } else {
       return false;
@@ -297,7 +368,6 @@ struct device_loop<F, R(A...)> {
     else
       c.has_where ? launch_strided<std::int64_t, true>(f, c, stream)
                   : launch_strided<std::int64_t, false>(f, c, stream);
-    check(cudaGetLastError(), "launching a ufunc kernel");
   }
 };
 
