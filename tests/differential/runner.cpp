@@ -12,6 +12,7 @@
 //                                   reduceat, outer, at); repeatable
 //     --verbose                     print every case
 //     --list                        print the ufuncs this build has (name nin nout types...)
+//     --self-check                  check the comparison's condition-aware bound on synthetic cases
 //     --skip-reason TEXT            print TEXT and exit 77 (ctest's SKIP_RETURN_CODE)
 //
 // Exit status: 0 when every case agrees, 1 on any mismatch, 77 when there was nothing
@@ -106,11 +107,24 @@ using ufunc::dtype;
 
 // ---------------------------------------------------------------------------------
 // User-defined ufuncs (vectorize); generate_cases.py computes the same with NumPy.
+// In CUDA builds tests/differential/CMakeLists.txt compiles this file as CUDA: the
+// functors are then __host__ __device__ (UFUNC_HOST_DEVICE) and the ufuncs are made
+// for target::cuda, which gives them device loops besides the host loops every
+// vectorize'd ufunc has (the runner names the target of each call). Elsewhere
+// UFUNC_HOST_DEVICE is empty and they are target::cpu ufuncs, as before.
 // ---------------------------------------------------------------------------------
+#if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
+using user_target = ufunc::target::cuda;
+constexpr bool user_device_loops = true;
+#else
+using user_target = ufunc::target::cpu;
+constexpr bool user_device_loops = false;
+#endif
+
 struct fma_fn {  // a * b + c, two roundings (NumPy: add(multiply(a, b), c))
   template <class T>
-  T operator()(T a, T b, T c) const {
-    return a * b + c;
+  UFUNC_HOST_DEVICE T operator()(T a, T b, T c) const {
+    return a * b + c;  // CUDA builds compile this file with --fmad=false: no contraction to an FMA
   }
 };
 // clang-format 14 would join the requires-clauses onto the declarations.
@@ -118,16 +132,25 @@ struct fma_fn {  // a * b + c, two roundings (NumPy: add(multiply(a, b), c))
 struct relu_fn {  // x > 0 ? x * s : 0, a branch: scalar loop only
   template <class T>
     requires std::is_arithmetic_v<T>
-  T operator()(T x, T s) const {
+  UFUNC_HOST_DEVICE T operator()(T x, T s) const {
     return x > T(0) ? static_cast<T>(x * s) : T(0);
   }
 };
 struct split_fn {  // (fractional part, integral part), as np.modf: two outputs
   template <class T>
     requires std::is_floating_point_v<T>
-  std::tuple<T, T> operator()(T x) const {
+  UFUNC_HOST_DEVICE std::tuple<T, T> operator()(T x) const {
     T whole;
+#if defined(__CUDACC__)
+    // CUDA's math library declares modff/modf for host and device; std::modf is host only.
+    T frac;
+    if constexpr (std::is_same_v<T, float>)
+      frac = ::modff(x, &whole);
+    else
+      frac = ::modf(x, &whole);
+#else
     const T frac = std::modf(x, &whole);
+#endif
     return {frac, whole};
   }
 };
@@ -135,14 +158,14 @@ struct split_fn {  // (fractional part, integral part), as np.modf: two outputs
 
 const ufunc::function* user_ufunc(std::string_view name) {
   static const auto fma =
-      ufunc::vectorize<ufunc::signatures<float(float, float, float), double(double, double, double)>,
-                       ufunc::target::cpu>(fma_fn{}, "diff_fma");
+      ufunc::vectorize<ufunc::signatures<float(float, float, float), double(double, double, double)>, user_target>(
+          fma_fn{}, "diff_fma");
   static const auto relu =
       ufunc::vectorize<ufunc::signatures<std::int32_t(std::int32_t, std::int32_t), double(double, double)>,
-                       ufunc::target::cpu>(ufunc::scalar_only{relu_fn{}}, "diff_relu");
+                       user_target>(ufunc::scalar_only{relu_fn{}}, "diff_relu");
   static const auto split =
       ufunc::vectorize<ufunc::signatures<std::tuple<float, float>(float), std::tuple<double, double>(double)>,
-                       ufunc::target::cpu>(split_fn{}, "diff_split");
+                       user_target>(split_fn{}, "diff_split");
   if (name == "diff_fma") return &fma.ufunc();
   if (name == "diff_relu") return &relu.ufunc();
   if (name == "diff_split") return &split.ufunc();
@@ -185,6 +208,40 @@ tolerance ulp_bound(std::string_view name) {
   if (one_ulp.count(name)) return {1, 1, zs};
   return {4, 4, zs};  // transcendental functions (libm and SIMD approximations)
 }
+
+// Condition-aware bound, for the ufuncs whose result is ill-conditioned in its inputs:
+// there NumPy's result and ours both carry rounding errors of intermediate values that
+// the problem's condition amplifies, so a bound in ulps of the result is the wrong
+// measure. An element also passes (besides ulp_bound()) when, in each part,
+//   |ours - NumPy| <= condition_eps * eps(T) * scale                  (absolute)
+//   |ours - NumPy| <= condition_eps * eps(T) * scale * |NumPy result| (relative)
+// with `scale` computed per element from the case's inputs by condition_scales():
+//  - logaddexp(a, b), logaddexp2(a, b): scale = max(|a|, |b|), absolute. The result
+//    max + log1p(exp(-|a - b|)) cancels when max is about -log(2) ... 0; the errors of
+//    max, of a - b and of the log1p term stay at the inputs' scale.
+//  - power(z, w) and float_power(z, w) with complex results: scale = 1 + |w log z|,
+//    relative to |NumPy's result|. z**w = exp(w log z): an error of eps |w log z| in the
+//    exponent is a relative error of as much in the result, in both parts.
+// NaN where NumPy has NaN and infinities stay exact (within_abs needs finite values).
+// Only for call and outer (the methods that map each result element to one element of
+// each input), on every target: the host loops and the device's compute the same
+// ill-conditioned quantity. condition_eps = 4: two independent implementations
+// (NumPy's npy_cpow / logaddexp against exp(w*log z) / max + log1p(exp(-d))) differ by
+// at most 1.04 (power) and 1.7 (logaddexp*) such eps units in 10^5-10^6 random inputs
+// per type (docs/testing.md).
+constexpr int condition_eps = 4;
+enum class condition_kind { none, input_scale, exponent };
+
+condition_kind condition_of(std::string_view name, dtype result) {
+  if (name == "logaddexp" || name == "logaddexp2") return condition_kind::input_scale;
+  if ((name == "power" || name == "float_power") && result.is_complex()) return condition_kind::exponent;
+  return condition_kind::none;
+}
+
+struct condition_bound {
+  std::vector<double> scale;  // per element of result 0; < 0: no condition bound there
+  bool relative = false;      // in units of |NumPy's result| (complex: its modulus)
+};
 
 // ---------------------------------------------------------------------------------
 // The case file
@@ -664,8 +721,17 @@ bool within_abs(F ours, F np, double tol) {
          std::abs(static_cast<double>(ours) - static_cast<double>(np)) <= tol;
 }
 
+// Within the condition-aware bound (see condition_bound); `magnitude` is |NumPy's
+// result| for a relative bound, 1 for an absolute one.
+template <class F>
+bool within_condition(F ours, F np, double scale, double magnitude) {
+  if (!(scale >= 0) || !std::isfinite(magnitude)) return false;
+  return within_abs(ours, np,
+                    condition_eps * static_cast<double>(std::numeric_limits<F>::epsilon()) * scale * magnitude);
+}
+
 element_check compare_element(dtype t, const std::byte* ours, const std::byte* np, tolerance tol, bool complex_inputs,
-                              double abs_tol = -1) {
+                              double abs_tol = -1, double cond_scale = -1, bool cond_relative = false) {
   element_check r;
   ufunc::visit_dtype(t, [&](auto zero) {
     using T = decltype(zero);
@@ -682,16 +748,21 @@ element_check compare_element(dtype t, const std::byte* ours, const std::byte* n
       r.np = std::to_string(b);
     } else if constexpr (std::is_floating_point_v<T>) {
       r.ok = float_ok(a, b, complex_inputs ? tol.complex_ulps : tol.real_ulps, b, tol.zero_sign) ||
-             (abs_tol >= 0 && within_abs(a, b, abs_tol));
+             (abs_tol >= 0 && within_abs(a, b, abs_tol)) ||
+             within_condition(a, b, cond_scale, cond_relative ? std::abs(static_cast<double>(b)) : 1.0);
       r.ours = fmt(a);
       r.np = fmt(b);
     } else {
       using F = typename T::value_type;
       const F scale = std::max(std::abs(b.real()), std::abs(b.imag()));
+      const double magnitude =
+          cond_relative ? std::hypot(static_cast<double>(b.real()), static_cast<double>(b.imag())) : 1.0;
       r.ok = (float_ok(a.real(), b.real(), tol.complex_ulps, scale, tol.zero_sign) ||
-              (abs_tol >= 0 && within_abs(a.real(), b.real(), abs_tol))) &&
+              (abs_tol >= 0 && within_abs(a.real(), b.real(), abs_tol)) ||
+              within_condition(a.real(), b.real(), cond_scale, magnitude)) &&
              (float_ok(a.imag(), b.imag(), tol.complex_ulps, scale, tol.zero_sign) ||
-              (abs_tol >= 0 && within_abs(a.imag(), b.imag(), abs_tol)));
+              (abs_tol >= 0 && within_abs(a.imag(), b.imag(), abs_tol)) ||
+              within_condition(a.imag(), b.imag(), cond_scale, magnitude));
       r.ours = "(" + fmt(a.real()) + (std::signbit(a.imag()) ? "" : "+") + fmt(a.imag()) + "j)";
       r.np = "(" + fmt(b.real()) + (std::signbit(b.imag()) ? "" : "+") + fmt(b.imag()) + "j)";
     }
@@ -713,7 +784,8 @@ std::string index_string(std::int64_t flat, const ufunc::dim_vector& shape) {
 // "" when `got` (C-ordered bytes of dtype `type`, shape `shape`) matches; otherwise what differs.
 std::string compare_result(const expected_result& e, dtype type, const ufunc::dim_vector& shape,
                            const std::vector<std::byte>& got, tolerance tol, bool complex_inputs,
-                           const std::vector<double>& abs_tol, const std::string& what) {
+                           const std::vector<double>& abs_tol, const std::string& what,
+                           const condition_bound* cond = nullptr) {
   if (type != e.type) return what + " dtype " + std::string(type.name()) + ", NumPy " + std::string(e.type.name());
   if (shape != e.shape)
     return what + " shape " + array::shape_string(shape) + ", NumPy " + array::shape_string(e.shape);
@@ -724,7 +796,8 @@ std::string compare_result(const expected_result& e, dtype type, const ufunc::di
   for (std::size_t i = 0; i < n; ++i) {
     if (!e.mask.empty() && !e.mask[i]) continue;
     const auto c = compare_element(type, got.data() + i * item, e.data.data() + i * item, tol, complex_inputs,
-                                   i < abs_tol.size() ? abs_tol[i] : -1.0);
+                                   i < abs_tol.size() ? abs_tol[i] : -1.0,
+                                   cond && i < cond->scale.size() ? cond->scale[i] : -1.0, cond && cond->relative);
     if (!c.ok) {
       if (first < 0) {
         first = static_cast<std::int64_t>(i);
@@ -932,10 +1005,95 @@ std::optional<run_result> run_method(const test_case& c, const F& f, ufunc::targ
   return std::nullopt;
 }
 
+// The value of one element of dtype `t` as a complex number (reals: imaginary part 0).
+std::complex<double> value_at(dtype t, const std::byte* p) {
+  std::complex<double> v;
+  ufunc::visit_dtype(t, [&](auto zero) {
+    using T = decltype(zero);
+    T x;
+    std::memcpy(&x, p, sizeof(T));
+    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+      v = {static_cast<double>(x.real()), static_cast<double>(x.imag())};
+    else
+      v = static_cast<double>(x);
+  });
+  return v;
+}
+
+// Each input's values, one per element of the result (C order): broadcast to `shape`
+// for call; for outer, a's over the leading axes and b's over the trailing ones.
+std::vector<std::vector<std::complex<double>>> inputs_per_element(const test_case& c, const ufunc::dim_vector& shape,
+                                                                  std::size_t n) {
+  std::vector<std::vector<std::complex<double>>> out;
+  std::vector<built_array> keep(c.inputs.size());
+  std::vector<std::int64_t> sizes;
+  for (std::size_t k = 0; k < c.inputs.size(); ++k) {
+    const auto& in = c.inputs[k];
+    std::vector<std::complex<double>> v;
+    if (in.is_scalar) {
+      v.assign(n, {in.scalar.kind == 'u'                            ? static_cast<double>(in.scalar.u)
+                   : in.scalar.kind == 'b' || in.scalar.kind == 'i' ? static_cast<double>(in.scalar.i)
+                                                                    : in.scalar.re,
+                   in.scalar.kind == 'c' ? in.scalar.im : 0.0});
+      sizes.push_back(1);
+    } else {
+      keep[k] = build(in.arr, false);
+      array view = keep[k].view;
+      if (c.method == "call") view = view.broadcast_to(shape);
+      for (auto off : element_offsets(view, view)) v.push_back(value_at(view.type(), view.data() + off));
+      sizes.push_back(std::max<std::int64_t>(view.size(), 1));
+    }
+    out.push_back(std::move(v));
+  }
+  if (c.method == "outer" && out.size() == 2) {  // result [i, j] = f(a[i], b[j])
+    std::vector<std::vector<std::complex<double>>> expanded(2);
+    const auto nb = static_cast<std::size_t>(sizes[1]);
+    for (std::size_t i = 0; i < n; ++i) {
+      expanded[0].push_back(out[0][c.inputs[0].is_scalar ? i : i / nb]);
+      expanded[1].push_back(out[1][c.inputs[1].is_scalar ? i : i % nb]);
+    }
+    return expanded;
+  }
+  return out;
+}
+
+// The condition_bound of result 0 of `c` (empty where none applies).
+condition_bound condition_scales(const test_case& c, condition_kind kind) {
+  condition_bound cb;
+  if (kind == condition_kind::none || c.expected.size() != 1 || c.inputs.size() != 2) return cb;
+  if (c.method != "call" && !(c.method == "outer" && !c.where)) return cb;
+  const auto& e = c.expected[0];
+  const std::size_t n = e.data.size() / e.type.itemsize();
+  const auto in = inputs_per_element(c, e.shape, n);
+  if (in[0].size() != n || in[1].size() != n) return cb;
+  std::vector<char> written(n, 1);  // where=False elements keep the out= values: no condition bound there
+  if (c.where && c.method == "call") {
+    const auto w = build(*c.where, false);
+    const array wv = w.view.broadcast_to(e.shape);
+    std::size_t i = 0;
+    for (auto off : element_offsets(wv, wv)) written[i++] = value_at(wv.type(), wv.data() + off) != 0.0;
+  }
+  cb.relative = kind == condition_kind::exponent;
+  cb.scale.assign(n, -1.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!written[i]) continue;
+    const auto a = in[0][i], b = in[1][i];
+    double s;
+    if (kind == condition_kind::input_scale) {
+      s = std::max(std::abs(a.real()), std::abs(b.real()));
+    } else {
+      s = 1.0 + std::abs(b * std::log(a));  // 1 + |w log z|
+    }
+    if (std::isfinite(s)) cb.scale[i] = s;
+  }
+  return cb;
+}
+
 run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user) {
   const bool device = target == ufunc::target_id::cuda;
   if (!c.unknown_tags.empty()) return skip("case fields this runner does not know (a newer generator)");
-  if (device && user) return skip("the runner's vectorize'd ufuncs have host loops only");
+  // Device loops exist only where this file was compiled as CUDA (a CUDA build).
+  if (device && user && !user_device_loops) return skip("the runner's vectorize'd ufuncs have host loops only");
 
   std::vector<built_array> ins(c.inputs.size());
   std::vector<ufunc::operand> operands;
@@ -1027,6 +1185,9 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
   if (c.ulps_override >= 0) tol.real_ulps = tol.complex_ulps = c.ulps_override;
   bool complex_inputs = false;
   for (const auto& in : c.inputs) complex_inputs |= in.is_scalar ? in.scalar.kind == 'c' : in.arr.type.is_complex();
+  condition_bound cond;  // ill-conditioned ufuncs: a bound from the case's inputs (see condition_bound)
+  if (!c.expected.empty() && !c.expect_error)
+    cond = condition_scales(c, condition_of(c.canonical.empty() ? f.name() : c.canonical, c.expected[0].type));
   for (std::size_t j = 0; j < c.expected.size(); ++j) {
     const std::string what = c.expected.size() > 1 ? "output " + std::to_string(j) : std::string("result");
     const array& got = rp.got[j];
@@ -1039,7 +1200,7 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
     const auto narrow = at_loop_precision(c.loop, j, *expected, got.type(), got_bytes);
     if (narrow) expected = &*narrow;
     const auto msg = compare_result(*expected, narrow ? expected->type : got.type(), got.shape(), got_bytes, tol,
-                                    complex_inputs, c.abs_tol, what);
+                                    complex_inputs, c.abs_tol, what, j == 0 && !cond.scale.empty() ? &cond : nullptr);
     if (!msg.empty()) return fail(msg);
   }
   // Nothing outside the written views changed; inputs are untouched.
@@ -1059,6 +1220,103 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
                     " of its base array changed" + (written ? " outside the written view" : ""));
   }
   return {};
+}
+
+// ---------------------------------------------------------------------------------
+// --self-check: the comparison's condition-aware bound on synthetic cases (no NumPy)
+// ---------------------------------------------------------------------------------
+template <class T>
+array_spec spec_of(const std::vector<T>& v) {
+  array_spec a;
+  a.type = ufunc::dtype_of<T>;
+  a.shape = {static_cast<std::int64_t>(v.size())};
+  const auto* p = reinterpret_cast<const std::byte*>(v.data());
+  a.data.assign(p, p + v.size() * sizeof(T));
+  return a;
+}
+
+// Whether `ours` passes against NumPy's `np` for the binary call `name`(x, y) as run_case compares it.
+template <class T, class X, class Y>
+bool passes(std::string_view name, X x, Y y, T np, T ours) {
+  test_case c;
+  c.canonical = std::string(name);
+  c.inputs.push_back({false, spec_of(std::vector<X>{x}), {}});
+  c.inputs.push_back({false, spec_of(std::vector<Y>{y}), {}});
+  expected_result e;
+  e.type = ufunc::dtype_of<T>;
+  e.shape = {1};
+  const auto* p = reinterpret_cast<const std::byte*>(&np);
+  e.data.assign(p, p + sizeof(T));
+  c.expected.push_back(e);
+  const auto cond = condition_scales(c, condition_of(name, e.type));
+  const auto* q = reinterpret_cast<const std::byte*>(&ours);
+  const std::vector<std::byte> got(q, q + sizeof(T));
+  bool cplx = false;
+  if constexpr (!std::is_floating_point_v<X>) cplx = true;
+  return compare_result(e, e.type, e.shape, got, ulp_bound(name), cplx, {}, "result",
+                        cond.scale.empty() ? nullptr : &cond)
+      .empty();
+}
+
+int self_check() {
+  int failed = 0;
+  auto expect = [&](bool got, bool want, const char* what) {
+    if (got != want) {
+      std::cout << "FAIL self-check: " << what << ": " << (got ? "accepted" : "rejected") << "\n";
+      ++failed;
+    }
+  };
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  {  // logaddexp cancelling: logaddexp(-0.69, -0.70) = 0.0012...; scale 0.7
+    const double x = -0.69, y = -0.70, r = std::max(x, y) + std::log1p(std::exp(-std::abs(x - y)));
+    const double eps = std::numeric_limits<double>::epsilon();
+    expect(passes<double>("logaddexp", x, y, r, r + 2 * eps * 0.7), true, "logaddexp, cancelling, 2 eps of |x|");
+    expect(passes<double>("logaddexp", x, y, r, r + 3 * eps * 0.7), true, "logaddexp, cancelling, 3 eps of |x|");
+    expect(passes<double>("logaddexp", x, y, r, r + 5 * eps * 0.7), false, "logaddexp, cancelling, 5 eps of |x|");
+    expect(passes<double>("logaddexp", x, y, r, r * (1 + 1e-3)), false, "logaddexp, cancelling, 1e-3 relative");
+    expect(passes<double>("logaddexp", x, y, r, nan), false, "logaddexp, NaN for a number");
+    expect(passes<double>("logaddexp", x, y, nan, r), false, "logaddexp, a number for NaN");
+    // The same absolute error on a well-conditioned (large) result is within ulps anyway; a
+    // 1e-3 relative error is not.
+    expect(passes<double>("logaddexp", 3.0, 2.0, std::log(std::exp(3.0) + std::exp(2.0)),
+                          std::log(std::exp(3.0) + std::exp(2.0)) * (1 + 1e-3)),
+           false, "logaddexp, well-conditioned, 1e-3 relative");
+    expect(passes<double>("logaddexp", 1e300, 1.0, inf, 1e300), false, "logaddexp, finite for inf");
+    // Other ufuncs keep their ulp bound: 5 eps of the inputs' scale fails for add.
+    expect(passes<double>("add", x, y, x + y, (x + y) + 5 * eps * 0.7), false, "add, 5 eps of |x|");
+  }
+  {  // logaddexp2, float32
+    const float x = -0.9f, y = -1.0f;
+    const float r = static_cast<float>(std::log2(std::exp2(-0.9) + std::exp2(-1.0)));
+    const float eps = std::numeric_limits<float>::epsilon();
+    expect(passes<float>("logaddexp2", x, y, r, r + 3 * eps), true, "logaddexp2 float32, 3 eps of |y|");
+    expect(passes<float>("logaddexp2", x, y, r, r + 5 * eps), false, "logaddexp2 float32, 5 eps of |y|");
+    expect(passes<float>("logaddexp2", x, y, r, r * (1 + 1e-3f)), false, "logaddexp2 float32, 1e-3 relative");
+  }
+  {  // complex power: z**w with |w log z| about 30 (ill-conditioned) and about 1 (not)
+    using C = std::complex<double>;
+    const double eps = std::numeric_limits<double>::epsilon();
+    for (const auto& [z, w, ill] :
+         {std::tuple{C(2.0, 1.0), C(20.0, -3.0), true}, std::tuple{C(1.5, 0.5), C(1.0, 0.5), false}}) {
+      const C r = std::exp(w * std::log(z));
+      const double cond = 1 + std::abs(w * std::log(z));
+      const double off = 3 * eps * cond * std::abs(r);  // in each part, within the bound
+      expect(passes<C>("power", z, w, r, r + C(off, -off)), true, "complex power, 3 eps (1 + |w log z|) |r|");
+      expect(passes<C>("float_power", z, w, r, r + C(0, off)), true, "complex float_power, 3 eps (1 + |w log z|) |r|");
+      expect(passes<C>("power", z, w, r, r + C(5 * eps * cond * std::abs(r), 0)), false,
+             "complex power, 5 eps (1 + |w log z|) |r|");
+      expect(passes<C>("power", z, w, r, r * C(1 + 1e-3, 0)), false, "complex power, 1e-3 relative");
+      expect(passes<C>("power", z, w, r, C(r.real(), nan)), false, "complex power, NaN part for a number");
+      expect(passes<C>("power", z, w, C(inf, 0), C(1e308, 0)), false, "complex power, finite for inf");
+      (void)ill;
+    }
+    // Real power keeps its ulp bound.
+    const double r = std::pow(2.0, 30.5);
+    expect(passes<double>("power", 2.0, 30.5, r, r * (1 + 8 * eps)), false, "real power, 8 eps relative");
+  }
+  std::cout << "ufunc_differential --self-check: " << (failed ? "FAILED" : "ok") << "\n";
+  return failed ? 1 : 0;
 }
 
 // ---------------------------------------------------------------------------------
@@ -1174,6 +1432,7 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--list") return list_ufuncs();
+    if (a == "--self-check") return self_check();
     if (a == "--skip-reason") {
       std::cout << "SKIPPED: " << value() << "\n";
       return 77;
