@@ -25,6 +25,8 @@ struct plus : ufunc::reorderable {
     return a + b;
   }
 };
+// clang-format 14 would join the requires-clauses onto the declarations.
+// clang-format off
 struct biggest : ufunc::reorderable {  // scalars only: a branch on values
   template <class T>
     requires std::is_arithmetic_v<T>
@@ -45,6 +47,7 @@ struct negate {
     return -a;
   }
 };
+// clang-format on
 
 template <class T>
 std::vector<T> host_values(const ufunc::array& a) {
@@ -113,7 +116,8 @@ TEST_CASE("cuda methods: axes, keepdims, where, initial, out, dtype on the devic
     const auto view = [](const ufunc::array& a) {
       return a[{ufunc::slice{std::nullopt, std::nullopt, -1}, ufunc::slice{0, std::nullopt, 3}}];
     };
-    check_close<float>(f->reduce(view(dx), {.axis = 1, .target = gpu}), f->reduce(view(x), {.axis = 1, .target = host}));
+    check_close<float>(f->reduce(view(dx), {.axis = 1, .target = gpu}),
+                       f->reduce(view(x), {.axis = 1, .target = host}));
     // where= with initial.
     auto mask = ufunc::empty<bool>({300});
     for (int i = 0; i < 300; ++i) mask.data()[i] = i % 3 != 1;
@@ -181,8 +185,7 @@ TEST_CASE("cuda methods: host arrays on target cuda go in and come back (host-in
   // Data on the device with a host target named is an error; mixing too.
   const auto dx = ufunc::to_device(x);
   CHECK_THROWS_AS((void)sum.reduce(dx, {.target = host}), ufunc::target_error);
-  CHECK_THROWS_AS((void)sum.reduce(dx, {.out = ufunc::zeros<std::int32_t>({100}), .target = gpu}),
-                  ufunc::target_error);
+  CHECK_THROWS_AS((void)sum.reduce(dx, {.out = ufunc::zeros<std::int32_t>({100}), .target = gpu}), ufunc::target_error);
 }
 
 TEST_CASE("cuda methods: outer and at on the device") {
@@ -236,4 +239,182 @@ TEST_CASE("cuda methods: built-in ufuncs run their methods on the device once th
   // int8 sums accumulate in int64 (NumPy's rule), cast on the device.
   const auto i8 = ufunc::full<std::int8_t>({1000}, 100);
   CHECK(ufunc::to_host(ufunc::add.reduce(ufunc::to_device(i8), {.target = gpu})).item<std::int64_t>() == 100000);
+}
+
+namespace {
+
+// A deterministic array of `shape` from f(i) (i the C-order position).
+template <class T, class G>
+ufunc::array_t<T> pattern(const ufunc::dim_vector& shape, G g) {
+  auto a = ufunc::empty<T>(shape);
+  for (std::int64_t i = 0; i < a.size(); ++i) a.data()[i] = static_cast<T>(g(i));
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("cuda methods: built-in loops that are not reorderable reduce and accumulate in order on the device") {
+  // subtract: int32 exact (wrap-around included), float64 bit for bit (same order).
+  const auto xi = pattern<std::int32_t>({23, 37}, [](std::int64_t i) { return (i * 7919) % 200003 - 100000; });
+  const auto xd =
+      pattern<double>({23, 37}, [](std::int64_t i) { return static_cast<double>((i * 37) % 101) * 0.37 - 17.0; });
+  const auto dxi = ufunc::to_device(xi);
+  const auto dxd = ufunc::to_device(xd);
+  auto mask = ufunc::empty<bool>({37});
+  for (int i = 0; i < 37; ++i) mask.data()[i] = i % 4 != 2;
+  const auto dmask = ufunc::to_device(mask);
+  for (int axis : {0, 1, -1}) {
+    CAPTURE(axis);
+    check_close<std::int32_t>(ufunc::subtract.reduce(dxi, {.axis = axis, .target = gpu}),
+                              ufunc::subtract.reduce(xi, {.axis = axis, .target = host}));
+    check_close<double>(ufunc::subtract.reduce(dxd, {.axis = axis, .target = gpu}),
+                        ufunc::subtract.reduce(xd, {.axis = axis, .target = host}), 1e-14);
+    check_close<std::int32_t>(ufunc::subtract.accumulate(dxi, {.axis = axis, .target = gpu}),
+                              ufunc::subtract.accumulate(xi, {.axis = axis, .target = host}));
+    check_close<double>(ufunc::subtract.accumulate(dxd, {.axis = axis, .target = gpu}),
+                        ufunc::subtract.accumulate(xd, {.axis = axis, .target = host}), 1e-14);
+    check_close<double>(ufunc::subtract.reduce(dxd, {.axis = axis, .keepdims = true, .initial = 0.5, .target = gpu}),
+                        ufunc::subtract.reduce(xd, {.axis = axis, .keepdims = true, .initial = 0.5, .target = host}),
+                        1e-14);
+  }
+  // where= (needs initial: subtract has no identity), on the last axis and the first.
+  check_close<double>(ufunc::subtract.reduce(dxd, {.axis = 1, .initial = 3.0, .where = dmask, .target = gpu}),
+                      ufunc::subtract.reduce(xd, {.axis = 1, .initial = 3.0, .where = mask, .target = host}), 1e-14);
+  check_close<std::int32_t>(ufunc::subtract.reduce(dxi, {.axis = 0, .initial = 7.0, .where = dmask, .target = gpu}),
+                            ufunc::subtract.reduce(xi, {.axis = 0, .initial = 7.0, .where = mask, .target = host}));
+  // A host array on target cuda (host-in/host-out) and reduceat.
+  check_close<std::int32_t>(ufunc::subtract.reduce(xi, {.axis = 0, .target = gpu}),
+                            ufunc::subtract.reduce(xi, {.axis = 0, .target = host}));
+  const auto idx = ufunc::asarray<std::int64_t>({0, 4, 4, 2, 30});
+  check_close<double>(ufunc::subtract.reduceat(dxd, idx, {.axis = 1, .target = gpu}),
+                      ufunc::subtract.reduceat(xd, idx, {.axis = 1, .target = host}), 1e-14);
+}
+
+TEST_CASE("cuda methods: built-in float products, power, arctan2, lcm and left_shift on the device") {
+  // np.prod of floats: sequential, as NumPy.
+  const auto pf =
+      pattern<float>({31, 64}, [](std::int64_t i) { return 0.75 + static_cast<double>((i * 13) % 64) / 128.0; });
+  const auto pd =
+      pattern<double>({31, 64}, [](std::int64_t i) { return 0.75 + static_cast<double>((i * 13) % 64) / 128.0; });
+  for (int axis : {0, 1}) {
+    CAPTURE(axis);
+    check_close<float>(ufunc::multiply.reduce(ufunc::to_device(pf), {.axis = axis, .target = gpu}),
+                       ufunc::multiply.reduce(pf, {.axis = axis, .target = host}), 1e-6);
+    check_close<double>(ufunc::multiply.reduce(ufunc::to_device(pd), {.axis = axis, .target = gpu}),
+                        ufunc::multiply.reduce(pd, {.axis = axis, .target = host}), 1e-14);
+    check_close<double>(ufunc::multiply.accumulate(ufunc::to_device(pd), {.axis = axis, .target = gpu}),
+                        ufunc::multiply.accumulate(pd, {.axis = axis, .target = host}), 1e-14);
+  }
+  // power.accumulate float64: bases 1..5 in the first column, exponents 0..2 after.
+  const auto pw = pattern<double>({5, 4}, [](std::int64_t i) { return i % 4 == 0 ? i / 4 + 1 : (i * 7) % 3; });
+  check_close<double>(ufunc::power.accumulate(ufunc::to_device(pw), {.axis = 1, .target = gpu}),
+                      ufunc::power.accumulate(pw, {.axis = 1, .target = host}), 1e-14);
+  check_close<double>(ufunc::power.reduce(ufunc::to_device(pw), {.axis = 1, .target = gpu}),
+                      ufunc::power.reduce(pw, {.axis = 1, .target = host}), 1e-14);
+  // Integer power has no device methods: NumPy's ValueError for a negative exponent is not
+  // reported by them, so they refuse rather than give a wrong answer.
+  const auto pi = ufunc::to_device(pattern<std::int64_t>({5, 4}, [](std::int64_t i) { return i % 3; }));
+  CHECK_THROWS_AS((void)ufunc::power.reduce(pi, {.axis = 1, .target = gpu}), ufunc::target_error);
+  CHECK_THROWS_AS((void)ufunc::power.accumulate(pi, {.axis = 1, .target = gpu}), ufunc::target_error);
+  // arctan2.reduce: the device's atan2 is within an ulp or two of the host's.
+  const auto at2 =
+      pattern<double>({9, 17}, [](std::int64_t i) { return static_cast<double>((i * 29) % 41) / 8.0 - 2.5; });
+  for (int axis : {0, 1}) {
+    CAPTURE(axis);
+    check_close<double>(ufunc::arctan2.reduce(ufunc::to_device(at2), {.axis = axis, .target = gpu}),
+                        ufunc::arctan2.reduce(at2, {.axis = axis, .target = host}), 1e-12);
+  }
+  // lcm.reduce: exact (1..12 along a row: 27720).
+  const auto lc = pattern<std::int32_t>({6, 12}, [](std::int64_t i) { return i % 12 + 1 + (i / 12) % 2; });
+  for (int axis : {0, 1}) {
+    CAPTURE(axis);
+    check_close<std::int32_t>(ufunc::lcm.reduce(ufunc::to_device(lc), {.axis = axis, .target = gpu}),
+                              ufunc::lcm.reduce(lc, {.axis = axis, .target = host}));
+  }
+  // left_shift.accumulate: exact.
+  const auto ls = pattern<std::int64_t>({4, 6}, [](std::int64_t i) { return i % 6 == 0 ? i / 6 + 1 : i % 4; });
+  for (int axis : {0, 1}) {
+    CAPTURE(axis);
+    check_close<std::int64_t>(ufunc::left_shift.accumulate(ufunc::to_device(ls), {.axis = axis, .target = gpu}),
+                              ufunc::left_shift.accumulate(ls, {.axis = axis, .target = host}));
+  }
+}
+
+TEST_CASE("cuda methods: built-in at with unary and non-reorderable loops, repeated indices") {
+  const auto idx = ufunc::asarray<std::int64_t>({0, 0, 2, 5, 5, 5, -1});
+  {  // negative.at: float64 and int32
+    const auto hd = ufunc::arange<double>(1.0, 7.0);
+    auto dd = ufunc::to_device(hd);
+    ufunc::negative->at(dd, idx, {.target = gpu});
+    ufunc::negative->at(hd, idx, {.target = host});
+    CHECK(host_values<double>(dd) == hd.to_vector<double>());
+    const auto hi = ufunc::arange<std::int32_t>(6);
+    auto di = ufunc::to_device(hi);
+    ufunc::negative->at(di, idx, {.target = gpu});
+    ufunc::negative->at(hi, idx, {.target = host});
+    CHECK(host_values<std::int32_t>(di) == hi.to_vector<std::int32_t>());
+  }
+  {  // sqrt.at: sqrt(sqrt(x)) at repeated positions, correctly rounded on both
+    const auto hd = ufunc::arange<double>(2.0, 8.0);
+    auto dd = ufunc::to_device(hd);
+    ufunc::sqrt->at(dd, idx, {.target = gpu});
+    ufunc::sqrt->at(hd, idx, {.target = host});
+    check_close<double>(dd, hd, 1e-15);
+  }
+  {  // subtract.at (a binary loop that is not reorderable), over rows of a 2-d array
+    const auto h = pattern<double>({4, 3}, [](std::int64_t i) { return static_cast<double>(i) * 1.5; });
+    auto d = ufunc::to_device(h);
+    const auto rows = ufunc::asarray<std::int64_t>({1, 3, 1, 1});
+    const auto b = pattern<double>({4, 3}, [](std::int64_t i) { return static_cast<double>(i % 5) - 2.25; });
+    ufunc::subtract->at(d, rows, ufunc::to_device(b), {.target = gpu});
+    ufunc::subtract->at(h, rows, b, {.target = host});
+    CHECK(host_values<double>(d) == h.to_vector<double>());
+  }
+}
+
+TEST_CASE("cuda methods: at with a of another dtype than the loop casts back after every application") {
+  // np.add.at(int16 zeros, [0, 0], 1.5) == [2]: 0 + 1.5 -> 1, 1 + 1.5 -> 2.
+  {
+    auto d = ufunc::to_device(ufunc::zeros<std::int16_t>({3}));
+    ufunc::add->at(d, ufunc::asarray<std::int64_t>({0, 0}), 1.5, {.target = gpu});
+    CHECK(host_values<std::int16_t>(d) == std::vector<std::int16_t>{2, 0, 0});
+  }
+  // Against the host target: int16 a, a float64 loop, repeated indices, untouched
+  // elements left alone.
+  const auto h0 = pattern<std::int16_t>({8}, [](std::int64_t i) { return 3 * i - 7; });
+  const auto idx = ufunc::asarray<std::int64_t>({0, 0, 3, 0, 7, 3, 3, 3, 5});
+  const auto b = pattern<double>({9}, [](std::int64_t i) { return static_cast<double>(i) * 0.7 - 1.3; });
+  for (const auto* f : {&ufunc::add.get(), &ufunc::subtract.get(), &ufunc::multiply.get()}) {
+    CAPTURE(f->name());
+    auto h = h0.copy();
+    auto d = ufunc::to_device(h0);
+    f->at(d, idx, ufunc::to_device(b), {.target = gpu});
+    f->at(h, idx, b, {.target = host});
+    CHECK(host_values<std::int16_t>(d) == h.to_vector<std::int16_t>());
+    // A host a on target cuda (host-in/host-out).
+    auto hh = h0.copy();
+    f->at(hh, idx, b, {.target = gpu});
+    CHECK(hh.to_vector<std::int16_t>() == h.to_vector<std::int16_t>());
+  }
+  // A unary loop in another dtype: sqrt of int16 computes in float32.
+  {
+    const auto h1 = pattern<std::int16_t>({5}, [](std::int64_t i) { return (i + 1) * (i + 1) * 16; });
+    auto h = h1.copy();
+    auto d = ufunc::to_device(h1);
+    const auto i2 = ufunc::asarray<std::int64_t>({4, 4, 1, 4});
+    ufunc::sqrt->at(d, i2, {.target = gpu});
+    ufunc::sqrt->at(h, i2, {.target = host});
+    CHECK(host_values<std::int16_t>(d) == h.to_vector<std::int16_t>());
+  }
+  // float32 a with a float64 b: a float64 loop, rounded to float32 after every step.
+  {
+    const auto h1 = pattern<float>({2, 3}, [](std::int64_t i) { return static_cast<double>(i) / 3.0; });
+    auto h = h1.copy();
+    auto d = ufunc::to_device(h1);
+    const auto rows = ufunc::asarray<std::int64_t>({1, 1, 0, 1});
+    const auto bb = pattern<double>({4, 3}, [](std::int64_t i) { return 1.0 / static_cast<double>(i + 3); });
+    ufunc::add->at(d, rows, ufunc::to_device(bb), {.target = gpu});
+    ufunc::add->at(h, rows, bb, {.target = host});
+    CHECK(host_values<float>(d) == h.to_vector<float>());
+  }
 }

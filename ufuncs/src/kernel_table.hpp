@@ -38,7 +38,8 @@ struct kernel_table {
 struct device_kernel {
   device_loop_fn fn = nullptr;
   const void* data = nullptr;
-  device_method_fn methods = nullptr;  // reduce/accumulate/at on the GPU (reorderable ops only)
+  device_method_fn methods =
+      nullptr;  // reduce/accumulate/at on the GPU (fold and unary loops; block reductions for the reorderable ones)
 };
 struct device_kernel_table {
   device_kernel loops[loop_count];

@@ -42,6 +42,12 @@ inline constexpr bool is_fold_signature = false;
 template <class T>
 inline constexpr bool is_fold_signature<T(T, T)> = true;
 
+/// T(T): a signature `at` can use with a unary ufunc.
+template <class Sig>
+inline constexpr bool is_unary_signature = false;
+template <class T>
+inline constexpr bool is_unary_signature<T(T)> = true;
+
 template <class Op, class Sig>
 inline constexpr bool reorderable_loop = false;
 template <class Op, class T>

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <ufunc/backends/cuda/runtime.hpp>
@@ -276,23 +277,32 @@ array reduceat_on_device(const function& f, const array& a, std::span<const std:
 void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
   require_device_code(f, "at", plan.loop);
   const auto& t = plan.loop.types;
-  if (t.input(0) != a.type() || t.output(0) != a.type())
-    throw target_error(method_label(f, "at") + ": on target cuda, a must have the dtype the loop computes in (" +
-                       t.str() + "), not " + std::string(a.type().name()));
+  if (t.input(0) != t.output(0))
+    throw target_error(method_label(f, "at") + " is not available on target 'cuda' with loop " + t.str() +
+                       ": its first input and its output differ");
   const device_context ctx = context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream);
   const std::int64_t npos = shape_size(plan.index_shape);
   if (npos == 0 || shape_size(plan.sub_shape) == 0) return;
   const array ad = on_device(a, ctx);  // host-in/host-out: a C-ordered device copy
+  // a of another dtype than the loop's (the loop was resolved with unsafe casting, as
+  // on the host): NumPy casts at every application, a[i] = cast_a(f(cast_loop(a[i]),
+  // b)), repeated indices included. The kernel works on `work`, a copy of a in the
+  // loop's dtype, in rounds: round r applies every index's (r+1)-th occurrence (so its
+  // positions touch disjoint elements), after a fresh cast of a into work, and casts
+  // only the touched elements back into a (a mask), so that every application reads
+  // the value a holds and untouched elements are never rewritten.
+  const bool cast_a = ad.type() != t.input(0);
+  const array work = cast_a ? device_empty(ad.shape(), t.input(0), ctx) : ad;
   dim_vector full = plan.index_shape;
   for (auto e : plan.sub_shape) full.push_back(e);
   const array bd = b.valid() ? as_type(on_device(b, ctx), t.input(1), ctx).broadcast_to(full) : array();
-  // Byte offsets of every position into ad and bd, in index order.
+  // Byte offsets of every position into work and bd, in index order.
   const std::size_t k = static_cast<std::size_t>(plan.index_ndim);
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(npos) * 2, 0);
   std::vector<std::int64_t> pos_idx(plan.index_shape.size(), 0);
   for (std::int64_t p = 0; p < npos; ++p) {
     std::int64_t ao = 0, bo = 0;
-    for (std::size_t j = 0; j < k; ++j) ao += plan.positions[static_cast<std::size_t>(p) * k + j] * ad.strides()[j];
+    for (std::size_t j = 0; j < k; ++j) ao += plan.positions[static_cast<std::size_t>(p) * k + j] * work.strides()[j];
     for (std::size_t d = 0; d < pos_idx.size() && bd.valid(); ++d) bo += pos_idx[d] * bd.strides()[d];
     offsets[2 * static_cast<std::size_t>(p)] = ao;
     offsets[2 * static_cast<std::size_t>(p) + 1] = bo;
@@ -300,6 +310,32 @@ void at_on_device(const function& f, const array& a, const array& b, const at_pl
       if (++pos_idx[d] < plan.index_shape[d]) break;
       pos_idx[d] = 0;
     }
+  }
+  // Rounds (cast_a only): positions grouped by occurrence number, in index order.
+  std::vector<std::int64_t> round_start{0, npos};
+  if (cast_a) {
+    std::unordered_map<std::int64_t, std::int64_t> seen;
+    std::vector<std::int64_t> occurrence(static_cast<std::size_t>(npos));
+    std::int64_t rounds = 0;
+    for (std::int64_t p = 0; p < npos; ++p) {
+      const std::int64_t n = seen[offsets[2 * static_cast<std::size_t>(p)]]++;
+      occurrence[static_cast<std::size_t>(p)] = n;
+      rounds = std::max(rounds, n + 1);
+    }
+    std::vector<std::int64_t> count(static_cast<std::size_t>(rounds) + 1, 0);
+    for (auto n : occurrence) ++count[static_cast<std::size_t>(n) + 1];
+    round_start.assign(static_cast<std::size_t>(rounds) + 1, 0);
+    for (std::int64_t r = 0; r < rounds; ++r)
+      round_start[static_cast<std::size_t>(r) + 1] =
+          round_start[static_cast<std::size_t>(r)] + count[static_cast<std::size_t>(r) + 1];
+    std::vector<std::int64_t> next(round_start.begin(), round_start.end() - 1), sorted(offsets.size());
+    for (std::int64_t p = 0; p < npos; ++p) {
+      const std::size_t q =
+          static_cast<std::size_t>(next[static_cast<std::size_t>(occurrence[static_cast<std::size_t>(p)])]++);
+      sorted[2 * q] = offsets[2 * static_cast<std::size_t>(p)];
+      sorted[2 * q + 1] = offsets[2 * static_cast<std::size_t>(p) + 1];
+    }
+    offsets.swap(sorted);
   }
   const array offsets_device =
       to_device(asarray<std::int64_t>(std::span<const std::int64_t>(offsets)), ctx.device, ctx.s);
@@ -312,7 +348,7 @@ void at_on_device(const function& f, const array& a, const array& b, const at_pl
   c.stream = ctx.s.handle;
   for (int d = 0; d < c.ndim; ++d) {
     c.shape[d] = plan.sub_shape[static_cast<std::size_t>(d)];
-    c.strides[0][d] = ad.strides()[k + static_cast<std::size_t>(d)];
+    c.strides[0][d] = work.strides()[k + static_cast<std::size_t>(d)];
     c.strides[1][d] = bd.valid() ? bd.strides()[plan.index_shape.size() + static_cast<std::size_t>(d)] : 0;
     c.strides[2][d] = 0;
   }
@@ -321,12 +357,31 @@ void at_on_device(const function& f, const array& a, const array& b, const at_pl
     c.shape[0] = 1;
     c.strides[0][0] = c.strides[1][0] = c.strides[2][0] = 0;
   }
-  c.base[0] = ad.data();
+  c.base[0] = work.data();
   c.base[1] = bd.valid() ? bd.data() : nullptr;
   c.base[2] = nullptr;
-  c.offsets = reinterpret_cast<const std::int64_t*>(offsets_device.data());
-  c.count = npos;
-  cuda::launch_method(plan.loop.device_reduce, plan.loop.device_data, c);
+  const auto* all_offsets = reinterpret_cast<const std::int64_t*>(offsets_device.data());
+  if (!cast_a) {
+    c.offsets = all_offsets;
+    c.count = npos;
+    cuda::launch_method(plan.loop.device_reduce, plan.loop.device_data, c);
+  } else {
+    // work is C-ordered: a position's elements are the sub_size elements from its offset.
+    const std::int64_t sub_size = shape_size(plan.sub_shape);
+    const std::int64_t item = static_cast<std::int64_t>(work.itemsize());
+    array mask = array::empty(ad.shape(), bool_);
+    auto* flags = reinterpret_cast<bool*>(mask.data());
+    for (std::size_t r = 0; r + 1 < round_start.size(); ++r) {
+      std::fill(flags, flags + mask.size(), false);
+      for (std::int64_t q = round_start[r]; q < round_start[r + 1]; ++q)
+        std::fill_n(flags + offsets[2 * static_cast<std::size_t>(q)] / item, sub_size, true);
+      cuda::cast(ad, work, ctx.s);
+      c.offsets = all_offsets + 2 * round_start[r];
+      c.count = round_start[r + 1] - round_start[r];
+      cuda::launch_method(plan.loop.device_reduce, plan.loop.device_data, c);
+      cuda::cast(work, ad, ctx.s, to_device(mask, ctx.device, ctx.s));
+    }
+  }
   if (ctx.host_io) to_host(ad, ctx.s).copy_to(a);
 }
 

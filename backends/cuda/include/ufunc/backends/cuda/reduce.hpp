@@ -383,6 +383,87 @@ __global__ void __launch_bounds__(threads) at_kernel(F f, at_params p) {
   }
 }
 
+// Loops that may not regroup (subtract, float multiply, power, ...; c.reorderable is
+// false): reduce, accumulate and binary at in one kernel, the functor in one
+// non-inlined device function. They only need the in-order paths (a thread per
+// output, folding straight into acc, NumPy's order), so a built-in loop of this kind
+// costs one kernel and one copy of its functor, a fraction of the full set above.
+enum class sequential_mode : int { reduce, accumulate, at };
+
+struct sequential_params {
+  sequential_mode mode;
+  reduce_params r;
+  accumulate_params a;
+  at_params t;
+};
+
+template <class F, class T>
+__device__ __noinline__ T sequential_step(F f, T a, T b) {
+  return static_cast<T>(f(a, b));
+}
+
+template <class F, class T>
+__global__ void __launch_bounds__(threads) sequential_kernel(F f, sequential_params sp) {
+  if (sp.mode == sequential_mode::reduce) {
+    const reduce_params& p = sp.r;
+    const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
+    if (k >= p.K) return;
+    std::int64_t kx = 0, ka = 0, km = 0;
+    p.kept.offsets(k, kx, ka, km);
+    T* acc = reinterpret_cast<T*>(p.acc + ka);
+    T t;
+    if (p.has_start)
+      memcpy(&t, p.start, sizeof(T));
+    else
+      t = *acc;
+    const bool mask = p.mask != nullptr;
+    std::int64_t r = 0;
+    for (; r + unroll <= p.R; r += unroll) {  // four loads in flight, folded in order
+      T v[unroll];
+      bool sel[unroll];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) {
+        std::int64_t ox, om;
+        reduced_offset(p.red, r + u, ox, om);
+        v[u] = ld<T>(p.x + kx + ox);
+        sel[u] = !mask || ld<bool>(p.mask + km + om);
+      }
+      for (int u = 0; u < unroll; ++u)
+        if (sel[u]) t = sequential_step(f, t, v[u]);
+    }
+    for (; r < p.R; ++r) {
+      std::int64_t ox, om;
+      reduced_offset(p.red, r, ox, om);
+      if (!mask || ld<bool>(p.mask + km + om)) t = sequential_step(f, t, ld<T>(p.x + kx + ox));
+    }
+    *acc = t;
+  } else if (sp.mode == sequential_mode::accumulate) {
+    const accumulate_params& p = sp.a;
+    const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
+    if (k >= p.K) return;
+    std::int64_t ox = 0, oo = 0, om = 0;
+    p.other.offsets(k, ox, oo, om);
+    T a = ld<T>(p.out + oo);
+    for (std::int64_t i = 1; i < p.L; ++i) {
+      a = sequential_step(f, a, ld<T>(p.x + ox + i * p.x_step));
+      *reinterpret_cast<T*>(p.out + oo + i * p.out_step) = a;
+    }
+  } else {
+    const at_params& p = sp.t;
+    for (std::int64_t pos = 0; pos < p.count; ++pos) {
+      char* a = p.a + p.offsets[2 * pos];
+      const char* b = p.b + p.offsets[2 * pos + 1];
+      for (std::int64_t t = threadIdx.x; t < p.sub_size; t += threads) {
+        std::int64_t ob = 0, oa = 0, om = 0;
+        p.sub.offsets(t, ob, oa, om);
+        T* e = reinterpret_cast<T*>(a + oa);
+        *e = sequential_step(f, *e, ld<T>(b + ob));
+      }
+      __syncthreads();  // the next position may update the same elements
+    }
+  }
+}
+
 inline int sm_count(int device) {
   static int counts[64] = {};
   if (device < 0 || device >= 64) return 1;
@@ -412,30 +493,69 @@ inline void push(dims& d, const device_method_call& c, int dim, int acc_op, int 
   ++d.n;
 }
 
+// The launch parameters of each method (shared by the full and the sequential sets);
+// false when there is nothing to do.
+inline bool make_reduce_params(const device_method_call& c, reduce_params& p) {
+  check_dims(c);
+  p.acc = reinterpret_cast<char*>(c.base[0]);
+  p.x = reinterpret_cast<const char*>(c.base[1]);
+  p.mask = c.has_mask ? reinterpret_cast<const char*>(c.base[2]) : nullptr;
+  p.has_start = c.has_start;
+  std::memcpy(p.start, c.start, sizeof(p.start));
+  p.K = p.R = 1;
+  for (int d = 0; d < c.ndim; ++d) {
+    if (c.shape[d] == 1) continue;
+    if (c.strides[0][d] == 0) {
+      push(p.red, c, d, 0, 1, c.has_mask ? 2 : -1);
+      p.R *= c.shape[d];
+    } else {
+      push(p.kept, c, d, 0, 1, c.has_mask ? 2 : -1);
+      p.K *= c.shape[d];
+    }
+  }
+  return p.K != 0 && p.R != 0;
+}
+
+inline bool make_accumulate_params(const device_method_call& c, accumulate_params& p) {
+  check_dims(c);
+  p.out = reinterpret_cast<char*>(c.base[0]);
+  p.x = reinterpret_cast<const char*>(c.base[1]);
+  p.K = 1;
+  for (int d = 0; d < c.ndim; ++d) {
+    if (d == c.axis) continue;
+    if (c.shape[d] == 1) continue;
+    push(p.other, c, d, 0, 1, -1);
+    p.K *= c.shape[d];
+  }
+  p.L = c.shape[c.axis];
+  p.out_step = c.strides[0][c.axis];
+  p.x_step = c.strides[1][c.axis];
+  if (p.K == 0 || p.L <= 1) return false;
+  if ((p.K + threads - 1) / threads > 0x7fffffff) throw value_error("cuda: accumulation too large for one launch");
+  return true;
+}
+
+inline bool make_at_params(const device_method_call& c, at_params& p, int nin) {
+  p.a = reinterpret_cast<char*>(c.base[0]);
+  p.b = reinterpret_cast<const char*>(c.base[1]);
+  p.offsets = c.offsets;
+  p.count = c.count;
+  p.sub_size = 1;
+  for (int d = 0; d < c.ndim; ++d) {
+    if (c.shape[d] == 1) continue;
+    push(p.sub, c, d, 0, nin == 2 ? 1 : -1, -1);
+    p.sub_size *= c.shape[d];
+  }
+  return p.count != 0 && p.sub_size != 0;
+}
+
 template <class F, class T>
 struct methods {
   using M = maybe<T>;
 
   static void reduce(const F& f, const device_method_call& c, cudaStream_t stream) {
-    check_dims(c);
     reduce_params p{};
-    p.acc = reinterpret_cast<char*>(c.base[0]);
-    p.x = reinterpret_cast<const char*>(c.base[1]);
-    p.mask = c.has_mask ? reinterpret_cast<const char*>(c.base[2]) : nullptr;
-    p.has_start = c.has_start;
-    std::memcpy(p.start, c.start, sizeof(p.start));
-    p.K = p.R = 1;
-    for (int d = 0; d < c.ndim; ++d) {
-      if (c.shape[d] == 1) continue;
-      if (c.strides[0][d] == 0) {
-        push(p.red, c, d, 0, 1, c.has_mask ? 2 : -1);
-        p.R *= c.shape[d];
-      } else {
-        push(p.kept, c, d, 0, 1, c.has_mask ? 2 : -1);
-        p.K *= c.shape[d];
-      }
-    }
-    if (p.K == 0 || p.R == 0) return;
+    if (!make_reduce_params(c, p)) return;
     const int sms = sm_count(c.device);
     std::shared_ptr<void> partials;
     // Block reductions for reorderable loops when the innermost dimension is reduced,
@@ -520,23 +640,9 @@ struct methods {
   }
 
   static void accumulate(const F& f, const device_method_call& c, cudaStream_t stream) {
-    check_dims(c);
     accumulate_params p{};
-    p.out = reinterpret_cast<char*>(c.base[0]);
-    p.x = reinterpret_cast<const char*>(c.base[1]);
-    p.K = 1;
-    for (int d = 0; d < c.ndim; ++d) {
-      if (d == c.axis) continue;
-      if (c.shape[d] == 1) continue;
-      push(p.other, c, d, 0, 1, -1);
-      p.K *= c.shape[d];
-    }
-    p.L = c.shape[c.axis];
-    p.out_step = c.strides[0][c.axis];
-    p.x_step = c.strides[1][c.axis];
-    if (p.K == 0 || p.L <= 1) return;
+    if (!make_accumulate_params(c, p)) return;
     const std::int64_t blocks = (p.K + threads - 1) / threads;
-    if (blocks > 0x7fffffff) throw value_error("cuda: accumulation too large for one launch");
     accumulate_kernel<F, T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(f, p);
     check(cudaGetLastError(), "launching an accumulation kernel");
   }
@@ -544,17 +650,7 @@ struct methods {
   template <int NIN>
   static void at(const F& f, const device_method_call& c, cudaStream_t stream) {
     at_params p{};
-    p.a = reinterpret_cast<char*>(c.base[0]);
-    p.b = reinterpret_cast<const char*>(c.base[1]);
-    p.offsets = c.offsets;
-    p.count = c.count;
-    p.sub_size = 1;
-    for (int d = 0; d < c.ndim; ++d) {
-      if (c.shape[d] == 1) continue;
-      push(p.sub, c, d, 0, NIN == 2 ? 1 : -1, -1);
-      p.sub_size *= c.shape[d];
-    }
-    if (p.count == 0 || p.sub_size == 0) return;
+    if (!make_at_params(c, p, NIN)) return;
     at_kernel<F, T, NIN><<<1, threads, 0, stream>>>(f, p);
     check(cudaGetLastError(), "launching a ufunc.at kernel");
   }
@@ -595,11 +691,66 @@ struct method_for<T(T), F> {
   static constexpr device_method_fn fn = &methods<F, device_t<T>>::launch_unary;
 };
 
+// The methods of a loop that is not reorderable (sequential_kernel only). The host
+// decides c.reorderable from the same trait the table used to pick this set
+// (reorderable_loop in ufuncs/src/reorderable_ops.hpp); a reorderable reduction here
+// would be a table mismatch, refused rather than run in another order.
+template <class F, class T>
+struct sequential_methods {
+  static void launch(const device_method_call& c, const void* data) {
+    const F& f = *static_cast<const F*>(data);
+    const auto stream = static_cast<cudaStream_t>(c.stream);
+    sequential_params sp{};
+    std::int64_t blocks = 1;
+    switch (c.kind) {
+      case device_method::reduce:
+        if (c.reorderable)
+          throw value_error(
+              "cuda: internal error: a reduction marked reorderable reached a loop compiled with the sequential "
+              "(in-order) method kernels only; the loop table and the loop's reorderable flag disagree");
+        sp.mode = sequential_mode::reduce;
+        if (!make_reduce_params(c, sp.r)) return;
+        sp.r.nb = 1;
+        sp.r.chunk = sp.r.R;
+        blocks = (sp.r.K + threads - 1) / threads;
+        if (blocks > 0x7fffffff) throw value_error("cuda: reduction too large for one launch");
+        break;
+      case device_method::accumulate:
+        sp.mode = sequential_mode::accumulate;
+        if (!make_accumulate_params(c, sp.a)) return;
+        blocks = (sp.a.K + threads - 1) / threads;
+        break;
+      case device_method::at:
+        if (c.nin != 2) throw value_error("cuda: at of a binary loop needs b");
+        sp.mode = sequential_mode::at;
+        if (!make_at_params(c, sp.t, 2)) return;
+        break;
+    }
+    sequential_kernel<F, T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(f, sp);
+    check(cudaGetLastError(), "launching a ufunc method kernel");
+  }
+};
+
+template <class Sig, class F>
+struct sequential_method_for {
+  static constexpr device_method_fn fn = nullptr;
+};
+template <class T, class F>
+struct sequential_method_for<T(T, T), F> {
+  static constexpr device_method_fn fn = &sequential_methods<F, device_t<T>>::launch;
+};
+
 }  // namespace method_detail
 
 /// The CUDA launcher of reduce / accumulate / at for functor F with signature Sig:
 /// T(T, T) (every method) or T(T) (at), null for other signatures.
 template <class Sig, class F>
 inline constexpr device_method_fn device_method_loop = method_detail::method_for<Sig, F>::fn;
+
+/// The same for a T(T, T) loop that is not reorderable (reductions fold in order, as
+/// NumPy's): only the in-order paths, in one kernel (sequential_kernel), a small
+/// fraction of device_method_loop's compile time. Null for other signatures.
+template <class Sig, class F>
+inline constexpr device_method_fn device_method_loop_sequential = method_detail::sequential_method_for<Sig, F>::fn;
 
 }  // namespace ufunc::backends::cuda
