@@ -2,7 +2,7 @@
 // cudaMemcpyAsync (the bandwidth ceiling) and an empty kernel (the launch floor). run_gpu.sh runs it next to
 // gpu_peers.py (CuPy, PyTorch, Numba), which measures the same cases the same way.
 //
-//   cuda_bench [--quick] [--reps N]
+//   cuda_bench [--quick] [--reps N] [--errstate-ignore]
 //   cuda_bench --sweep [--quick] [--reps N] [--min-log2 K] [--max-log2 K] [--cases ...] [--dtypes ...]
 //
 // --sweep runs the size sweep of bench/run_all_gpu.sh instead (see gpu_sweep below and bench/README.md).
@@ -1107,6 +1107,9 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--sweep") {
       sweep_mode = true;
+    } else if (arg == "--errstate-ignore") {  // no flags gathered on the device: their cost, by difference
+      ufunc::seterr({.divide = ufunc::fp_policy::ignore, .over = ufunc::fp_policy::ignore,
+                     .under = ufunc::fp_policy::ignore, .invalid = ufunc::fp_policy::ignore});
     } else if (arg == "--quick") {
       ctx.cfg.quick = true;
       ctx.cfg.reps = 10;
