@@ -48,6 +48,7 @@
 #include <ufunc/backends/cuda/loops.hpp>
 #include <ufunc/backends/cuda/runtime.hpp>
 #include <ufunc/core/error.hpp>
+#include <ufunc/core/errstate.hpp>
 #include <ufunc/core/transfer.hpp>
 #include <ufunc/ufuncs/builtins.hpp>
 #include <ufunc/vectorize.hpp>
