@@ -322,7 +322,11 @@ struct device_loop<F, R(A...)> {
     const F& f = *static_cast<const F*>(data);
     auto stream = static_cast<cudaStream_t>(c.stream);
     if constexpr (nout == 1) {
-      if (c.size > 0 && c.size >= cub_min_elements && all_inputs_contiguous(c)) {
+      // cub::DeviceTransform only when the call gathers no floating-point flags: with the
+      // classification in its functor it fell to 0.89x of its own rate on the H200 (add
+      // f32 2^28), where our contiguous kernel, which classifies and reports per warp,
+      // keeps 0.99x (bench/RESULTS.md).
+      if (c.size > 0 && c.size >= cub_min_elements && c.fp.flags == nullptr && all_inputs_contiguous(c)) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
           check(
               cub::DeviceTransform::Transform(
