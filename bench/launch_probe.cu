@@ -32,22 +32,15 @@ struct sink {
 
 __global__ void empty_kernel() {}
 
+// Pdl: starts with the dependent-launch wait and trigger, as ufunc's contiguous kernel.
+template <bool Pdl>
 __global__ void add_kernel(int n, sink fp, float* __restrict__ out, const float* __restrict__ a,
                            const float* __restrict__ b) {
-  const int first = blockIdx.x * 1024 + threadIdx.x;
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const int i = first + k * 256;
-    if (i < n) out[i] = a[i] + b[i];
-  }
-  if (fp.flags && threadIdx.x == 1023) *fp.flags = 1;
-}
-
-__global__ void add_kernel_pdl(int n, sink fp, float* __restrict__ out, const float* __restrict__ a,
-                               const float* __restrict__ b) {
 #if __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;");
+  if constexpr (Pdl) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;");
+  }
 #endif
   const int first = blockIdx.x * 1024 + threadIdx.x;
 #pragma unroll
@@ -103,7 +96,8 @@ int main() {
   CK(cudaMemset(b, 0, n * 4));
   sink fp{};
   CUfunction cu_add;
-  CK(cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&cu_add), reinterpret_cast<const void*>(&add_kernel)));
+  CK(cudaGetFuncBySymbol(reinterpret_cast<cudaFunction_t*>(&cu_add),
+                         reinterpret_cast<const void*>(&add_kernel<false>)));
 
   struct variant {
     const char* name;
@@ -124,17 +118,17 @@ int main() {
 
   std::vector<variant> vs = {
       {"empty <<<>>>", [&] { empty_kernel<<<1, 256, 0, s>>>(); }},
-      {"add <<<>>>", [&] { add_kernel<<<1, 256, 0, s>>>(n, fp, c, a, b); }},
+      {"add <<<>>>", [&] { add_kernel<false><<<1, 256, 0, s>>>(n, fp, c, a, b); }},
       {"add <<<>>> + cudaGetLastError",
        [&] {
-         add_kernel<<<1, 256, 0, s>>>(n, fp, c, a, b);
+         add_kernel<false><<<1, 256, 0, s>>>(n, fp, c, a, b);
          (void)cudaGetLastError();
        }},
-      {"add cudaLaunchKernel", [&] { (void)cudaLaunchKernel((const void*)&add_kernel, 1, 256, args, 0, s); }},
+      {"add cudaLaunchKernel", [&] { (void)cudaLaunchKernel((const void*)&add_kernel<false>, 1, 256, args, 0, s); }},
       {"add cuLaunchKernel", [&] { (void)cuLaunchKernel(cu_add, 1, 1, 1, 256, 1, 1, 0, s, args, nullptr); }},
-      {"add cudaLaunchKernelEx", [&] { (void)cudaLaunchKernelEx(&cfg, add_kernel, n, fp, c, a, b); }},
-      {"add_pdl cudaLaunchKernelEx+PDL", [&] { (void)cudaLaunchKernelEx(&cfg_pdl, add_kernel_pdl, n, fp, c, a, b); }},
-      {"add_pdl <<<>>> (no PDL attr)", [&] { add_kernel_pdl<<<1, 256, 0, s>>>(n, fp, c, a, b); }},
+      {"add cudaLaunchKernelEx", [&] { (void)cudaLaunchKernelEx(&cfg, add_kernel<false>, n, fp, c, a, b); }},
+      {"add_pdl cudaLaunchKernelEx+PDL", [&] { (void)cudaLaunchKernelEx(&cfg_pdl, add_kernel<true>, n, fp, c, a, b); }},
+      {"add_pdl <<<>>> (no PDL attr)", [&] { add_kernel<true><<<1, 256, 0, s>>>(n, fp, c, a, b); }},
   };
   std::printf("%-34s %12s %14s\n", "variant", "enqueue_us", "back_to_back_us");
   for (int rep = 0; rep < 2; ++rep)
