@@ -275,6 +275,33 @@ __global__ void __launch_bounds__(threads) combine_blocks_kernel(F f, reduce_par
   }
 }
 
+// Positions r0..r1 of one output's reduced run, in order, each selected value handed to
+// take(v); four loads in flight. Shared by reduce_outer_kernel and sequential_kernel.
+template <class T, class Take>
+__device__ __forceinline__ void fold_run(const reduce_params& p, std::int64_t kx, std::int64_t km, std::int64_t r0,
+                                         std::int64_t r1, bool mask, Take take) {
+  std::int64_t r = r0;
+  for (; r + unroll <= r1; r += unroll) {
+    T v[unroll];
+    bool sel[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      std::int64_t ox, om;
+      reduced_offset(p.red, r + u, ox, om);
+      v[u] = ld<T>(p.x + kx + ox);
+      sel[u] = !mask || ld<bool>(p.mask + km + om);
+    }
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+      if (sel[u]) take(v[u]);
+  }
+  for (; r < r1; ++r) {
+    std::int64_t ox, om;
+    reduced_offset(p.red, r, ox, om);
+    if (!mask || ld<bool>(p.mask + km + om)) take(ld<T>(p.x + kx + ox));
+  }
+}
+
 // A thread per output. Direct: fold into acc in order (loops that may not regroup).
 template <class F, class T, bool Mask, bool Direct>
 __global__ void __launch_bounds__(threads) reduce_outer_kernel(F f, reduce_params p) {
@@ -294,27 +321,7 @@ __global__ void __launch_bounds__(threads) reduce_outer_kernel(F f, reduce_param
       t.v = *acc;
   }
   const std::int64_t r0 = s * p.chunk, r1 = min(p.R, r0 + p.chunk);
-  std::int64_t r = r0;
-  // Four loads in flight, folded in order.
-  for (; r + unroll <= r1; r += unroll) {
-    T v[unroll];
-    bool sel[unroll];
-#pragma unroll
-    for (int u = 0; u < unroll; ++u) {
-      std::int64_t ox, om;
-      reduced_offset(p.red, r + u, ox, om);
-      v[u] = ld<T>(p.x + kx + ox);
-      sel[u] = !Mask || ld<bool>(p.mask + km + om);
-    }
-#pragma unroll
-    for (int u = 0; u < unroll; ++u)
-      if (sel[u]) fold(f, t, v[u]);
-  }
-  for (; r < r1; ++r) {
-    std::int64_t ox, om;
-    reduced_offset(p.red, r, ox, om);
-    if (!Mask || ld<bool>(p.mask + km + om)) fold(f, t, ld<T>(p.x + kx + ox));
-  }
+  fold_run<T>(p, kx, km, r0, r1, Mask, [&](T v) { fold(f, t, v); });
   if constexpr (Direct)
     *acc = t.v;
   else if (p.nb == 1)
@@ -343,17 +350,24 @@ struct accumulate_params {
   std::int64_t K, L, out_step, x_step;
 };
 
-template <class F, class T>
-__global__ void __launch_bounds__(threads) accumulate_kernel(F f, accumulate_params p) {
+// This thread's output of an accumulation, in order: a = step(a, x). Shared by
+// accumulate_kernel and sequential_kernel.
+template <class T, class Step>
+__device__ __forceinline__ void accumulate_one(const accumulate_params& p, Step step) {
   const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
   if (k >= p.K) return;
   std::int64_t ox = 0, oo = 0, om = 0;
   p.other.offsets(k, ox, oo, om);
   T a = ld<T>(p.out + oo);
   for (std::int64_t i = 1; i < p.L; ++i) {
-    a = static_cast<T>(f(a, ld<T>(p.x + ox + i * p.x_step)));
+    a = step(a, ld<T>(p.x + ox + i * p.x_step));
     *reinterpret_cast<T*>(p.out + oo + i * p.out_step) = a;
   }
+}
+
+template <class F, class T>
+__global__ void __launch_bounds__(threads) accumulate_kernel(F f, accumulate_params p) {
+  accumulate_one<T>(p, [&](T a, T x) { return static_cast<T>(f(a, x)); });
 }
 
 struct at_params {
@@ -365,8 +379,10 @@ struct at_params {
   std::int64_t sub_size;
 };
 
-template <class F, class T, int NIN>
-__global__ void __launch_bounds__(threads) at_kernel(F f, at_params p) {
+// Every position of a ufunc.at, in index order, one block: *e = update(*e, b element).
+// Shared by at_kernel and sequential_kernel.
+template <class T, class Update>
+__device__ __forceinline__ void at_positions(const at_params& p, Update update) {
   for (std::int64_t pos = 0; pos < p.count; ++pos) {
     char* a = p.a + p.offsets[2 * pos];
     const char* b = p.b + p.offsets[2 * pos + 1];
@@ -374,13 +390,20 @@ __global__ void __launch_bounds__(threads) at_kernel(F f, at_params p) {
       std::int64_t ob = 0, oa = 0, om = 0;
       p.sub.offsets(t, ob, oa, om);
       T* e = reinterpret_cast<T*>(a + oa);
-      if constexpr (NIN == 1)
-        *e = static_cast<T>(f(*e));
-      else
-        *e = static_cast<T>(f(*e, ld<T>(b + ob)));
+      *e = update(*e, b + ob);
     }
     __syncthreads();  // the next position may update the same elements
   }
+}
+
+template <class F, class T, int NIN>
+__global__ void __launch_bounds__(threads) at_kernel(F f, at_params p) {
+  at_positions<T>(p, [&](T e, const char* b) {
+    if constexpr (NIN == 1)
+      return static_cast<T>(f(e));
+    else
+      return static_cast<T>(f(e, ld<T>(b)));
+  });
 }
 
 // Loops that may not regroup (subtract, float multiply, power, ...; c.reorderable is
@@ -404,6 +427,7 @@ __device__ __noinline__ T sequential_step(F f, T a, T b) {
 
 template <class F, class T>
 __global__ void __launch_bounds__(threads) sequential_kernel(F f, sequential_params sp) {
+  const auto step = [&](T a, T b) { return sequential_step(f, a, b); };
   if (sp.mode == sequential_mode::reduce) {
     const reduce_params& p = sp.r;
     const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
@@ -416,51 +440,12 @@ __global__ void __launch_bounds__(threads) sequential_kernel(F f, sequential_par
       memcpy(&t, p.start, sizeof(T));
     else
       t = *acc;
-    const bool mask = p.mask != nullptr;
-    std::int64_t r = 0;
-    for (; r + unroll <= p.R; r += unroll) {  // four loads in flight, folded in order
-      T v[unroll];
-      bool sel[unroll];
-#pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        std::int64_t ox, om;
-        reduced_offset(p.red, r + u, ox, om);
-        v[u] = ld<T>(p.x + kx + ox);
-        sel[u] = !mask || ld<bool>(p.mask + km + om);
-      }
-      for (int u = 0; u < unroll; ++u)
-        if (sel[u]) t = sequential_step(f, t, v[u]);
-    }
-    for (; r < p.R; ++r) {
-      std::int64_t ox, om;
-      reduced_offset(p.red, r, ox, om);
-      if (!mask || ld<bool>(p.mask + km + om)) t = sequential_step(f, t, ld<T>(p.x + kx + ox));
-    }
+    fold_run<T>(p, kx, km, 0, p.R, p.mask != nullptr, [&](T v) { t = step(t, v); });
     *acc = t;
   } else if (sp.mode == sequential_mode::accumulate) {
-    const accumulate_params& p = sp.a;
-    const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
-    if (k >= p.K) return;
-    std::int64_t ox = 0, oo = 0, om = 0;
-    p.other.offsets(k, ox, oo, om);
-    T a = ld<T>(p.out + oo);
-    for (std::int64_t i = 1; i < p.L; ++i) {
-      a = sequential_step(f, a, ld<T>(p.x + ox + i * p.x_step));
-      *reinterpret_cast<T*>(p.out + oo + i * p.out_step) = a;
-    }
+    accumulate_one<T>(sp.a, step);
   } else {
-    const at_params& p = sp.t;
-    for (std::int64_t pos = 0; pos < p.count; ++pos) {
-      char* a = p.a + p.offsets[2 * pos];
-      const char* b = p.b + p.offsets[2 * pos + 1];
-      for (std::int64_t t = threadIdx.x; t < p.sub_size; t += threads) {
-        std::int64_t ob = 0, oa = 0, om = 0;
-        p.sub.offsets(t, ob, oa, om);
-        T* e = reinterpret_cast<T*>(a + oa);
-        *e = sequential_step(f, *e, ld<T>(b + ob));
-      }
-      __syncthreads();  // the next position may update the same elements
-    }
+    at_positions<T>(sp.t, [&](T e, const char* b) { return step(e, ld<T>(b)); });
   }
 }
 
