@@ -1109,8 +1109,10 @@ int main(int argc, char** argv) {
     if (arg == "--sweep") {
       sweep_mode = true;
     } else if (arg == "--errstate-ignore") {  // no flags gathered on the device: their cost, by difference
-      ufunc::seterr({.divide = ufunc::fp_policy::ignore, .over = ufunc::fp_policy::ignore,
-                     .under = ufunc::fp_policy::ignore, .invalid = ufunc::fp_policy::ignore});
+      ufunc::seterr({.divide = ufunc::fp_policy::ignore,
+                     .over = ufunc::fp_policy::ignore,
+                     .under = ufunc::fp_policy::ignore,
+                     .invalid = ufunc::fp_policy::ignore});
     } else if (arg == "--quick") {
       ctx.cfg.quick = true;
       ctx.cfg.reps = 10;
