@@ -76,6 +76,10 @@ if [[ " $steps " == *" sweep-cpu "* ]]; then
     --out "$out/sweep" ${SWEEP_CPU_ARGS:-} 2>&1 | tee "$out/sweep_cpu.log" | grep -v '^\[' | tail -30
 fi
 
+# Logs get committed as evidence: they name files relative to the checkout, never the machine's paths
+# (doctest and compilers print absolute ones).
+find "$out" -type f \( -name '*.log' -o -name '*.txt' -o -name '*.csv' \) -exec sed -i "s|$PWD/||g; s|$PWD||g" {} +
+
 # The device tool returns at most 8 files: keep the summaries, pack every log.
 tar -C "$out" -czf "$out/logs.tar.gz" --exclude=logs.tar.gz . 2>/dev/null
 find "$out" -maxdepth 2 -type f ! -name logs.tar.gz ! -name machine.txt ! -name gpu_bench.csv ! -name parallel_bench.csv \

@@ -1617,10 +1617,11 @@ def main(argv=None):
             ufs[n] = (UserUfunc(n), [])
     all_names = sorted(ufs)
 
-    # The arguments that regenerate any case of this file, with --index added.
-    repro = [os.path.abspath(__file__), "--seed", str(args.seed)]
+    # The arguments that regenerate any case of this file, with --index added. Relative to the working
+    # directory, so that a reproducer pasted into a log or an issue names no path of the machine it ran on.
+    repro = [os.path.relpath(__file__), "--seed", str(args.seed)]
     if args.runner:
-        repro += ["--runner", os.path.abspath(args.runner)]
+        repro += ["--runner", os.path.relpath(args.runner)]
     for n in args.ufunc:
         repro += ["--ufunc", n]
     if args.no_methods:
