@@ -447,7 +447,7 @@ class Case:
         self.initial = None  # Python scalar
         self.indices = None  # Arr (int64) for reduceat / at
         self.tol_ulps = None  # reductions: ulps allowed (the runner's table otherwise)
-        self.tol_abs = None  # reductions by add: absolute tolerance per result element
+        self.tol_abs = None  # reductions by add, power chains: absolute tolerance per result element
         self.loop = None  # calls: the loop NumPy ran ("ff->f"), for the runner's ulps at its precision
         self.note = ""
 
@@ -597,11 +597,14 @@ class Case:
                 return [result_tuple(x, None) for x in r]
         elif m == "at":
             idx = self.indices.make()[1]
+            before = np.array(a)
             if len(views_in) > 1:
                 uf.at(a, idx, views_in[1])
             else:
                 uf.at(a, idx)
             r = a
+            if len(views_in) > 1:
+                self.tol_abs = power_at_tolerance(uf, before, idx, views_in[1], np.asarray(r))
             if is_int_code(fold(a.dtype.char)) or a.dtype.char == "?":
                 # Results are cast back to a's dtype unsafely: from a float or complex loop,
                 # values out of range are the platform's; the indexed elements are not compared.
@@ -765,6 +768,11 @@ class Case:
         result elements worth comparing, or None."""
         name = self.uf.__name__
         if self.method not in ("reduce", "accumulate", "reduceat") or r.dtype.char not in "fdFD":
+            return None
+        if name in POWER_CHAINS:
+            kw2 = {k: v for k, v in kw.items() if k in ("axis", "keepdims", "where", "initial")}
+            self.tol_abs = power_chain_tolerance(self.uf, self.method, a, r, kw2,
+                                                 self.indices.make()[1] if self.method == "reduceat" else None)
             return None
         n = max(int(a.size), 1)
         eps = float(np.finfo(r.dtype).eps)
@@ -975,6 +983,139 @@ def map_exception(e):
     else:
         raise e
     return name, ours, msg
+
+
+# Power chains: reduce, accumulate, reduceat and at of power and float_power compute
+# x_k = x_{k-1} ** y_k, and an error of d_{k-1} (relative) in x_{k-1} comes out as
+# |y_k| d_{k-1} in x_k, on top of the step's own rounding: eps for a real power (libm's
+# pow is good to about an ulp) and eps (1 + |y log x|) for a complex one (exp(y log x),
+# the runner's condition-aware bound for calls). NumPy's result and ours each carry such
+# an error, so each element of the result gets CHAIN_EPS * d |result| as its absolute
+# tolerance (per part, complex), with d propagated along the element's own chain (in
+# eps units) by the same method run on (value, d) pairs through an object ufunc: axis,
+# where, initial and reduceat's segments come out exactly as NumPy applies them. A step
+# whose exponent is 0 gives exactly 1 (d = 0); NaN d (an infinite value on the way) is
+# infinite. A zero result has tolerance 0, which still accepts either sign of zero. An
+# infinite result has no finite tolerance: infinite where its direction is lost
+# (CHAIN_EPS eps d >= pi: the signs of its parts are noise, and the runner compares
+# infinite parts by magnitude), NaN (none: exact) otherwise.
+POWER_CHAINS = ("power", "float_power")
+CHAIN_EPS = 4
+
+
+class _Chain:
+    __slots__ = ("x", "d")
+
+    def __init__(self, x, d):
+        self.x, self.d = x, d
+
+
+def _chain_step(uf, dtype):
+    cplx = dtype.kind == "c"
+
+    def step(p, q):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x = dtype.type(uf(p.x, q.x))
+            y = complex(q.x)
+            if y == 0:
+                return _Chain(x, 0.0)
+            local = 1.0 + abs(y * complex(np.log(np.complex128(p.x)))) if cplx else 1.0
+            d = abs(y) * p.d + local
+        return _Chain(x, math.inf if math.isnan(d) else d)
+
+    return np.frompyfunc(step, 2, 1)
+
+
+def _chain_tolerance(d, r):
+    eps = float(np.finfo(r.dtype).eps)
+    with np.errstate(all="ignore"):
+        rel = CHAIN_EPS * eps * d
+        mag = np.abs(r).astype(np.float64)
+        tol = np.where(np.isinf(mag), np.where(rel >= math.pi, np.inf, np.nan), rel * mag)
+    return np.where(mag == 0, 0.0, tol)
+
+
+def power_chain_tolerance(uf, method, a, r, kw, indices):
+    """Per-element absolute tolerance of a power reduce/accumulate/reduceat (see POWER_CHAINS), or None."""
+    if uf.__name__ not in POWER_CHAINS or r.dtype.char not in "fdFD":
+        return None
+    with np.errstate(all="ignore"):
+        values = np.asarray(a).astype(r.dtype)
+    pairs = np.empty(values.shape, dtype=object)
+    for i in np.ndindex(values.shape):
+        pairs[i] = _Chain(values[i], 0.0)
+    kw = dict(kw)
+    if "initial" in kw:
+        with np.errstate(all="ignore"):
+            kw["initial"] = _Chain(np.asarray(kw["initial"]).astype(r.dtype)[()], 0.0)
+    fold = getattr(_chain_step(uf, r.dtype), method)
+    try:
+        out = np.asarray(fold(pairs, indices, **kw) if method == "reduceat" else fold(pairs, **kw))
+    except Exception:  # noqa: BLE001 - no chain to follow: the runner's ulp bound stands
+        return None
+    if out.shape != r.shape:
+        return None
+    d = np.array([p.d if isinstance(p, _Chain) else 0.0 for p in out.ravel()], dtype=np.float64).reshape(r.shape)
+    return _chain_tolerance(d, r)
+
+
+def power_at_tolerance(uf, a, idx, b, r):
+    """Per-element absolute tolerance of power.at(a, idx, b) on a (see POWER_CHAINS), or None."""
+    if uf.__name__ not in POWER_CHAINS or r.dtype.char not in "fdFD" or a.ndim == 0:
+        return None
+    idx = np.asarray(idx)
+    bb = np.broadcast_to(np.asarray(b), idx.shape + a.shape[1:])
+    x = a.astype(r.dtype)
+    d = np.zeros(a.shape, dtype=np.float64)
+    step = _chain_step(uf, r.dtype)
+    try:
+        for pos in np.ndindex(idx.shape):
+            row = int(idx[pos]) % a.shape[0]
+            for sub in np.ndindex(a.shape[1:]):
+                e = (row,) + sub
+                c = step(_Chain(x[e], d[e]), _Chain(bb[pos + sub], 0.0))
+                x[e], d[e] = c.x, c.d
+    except Exception:  # noqa: BLE001 - no chain to follow: the runner's ulp bound stands
+        return None
+    return _chain_tolerance(d, r)
+
+
+def chain_self_check():
+    """--self-check: the power chains' tolerance on hand-computed chains. Returns failures."""
+    failed = []
+
+    def expect(what, got, want):
+        if not np.allclose(np.asarray(got, dtype=np.float64), want, rtol=1e-12, atol=0, equal_nan=True):
+            failed.append("%s: %s, expected %s" % (what, got, want))
+
+    eps = float(np.finfo(np.float64).eps)
+    a = np.array([2.0, 3.0, 2.0])  # 2, 2**3 = 8 (d = 1), 8**2 = 64 (d = 2 * 1 + 1 = 3)
+    r = np.power.accumulate(a)
+    expect("power.accumulate d", power_chain_tolerance(np.power, "accumulate", a, r, {}, None),
+           [0.0, 4 * eps * 1 * 8, 4 * eps * 3 * 64])
+    expect("power.reduce, initial 0.5, where", power_chain_tolerance(
+        np.power, "reduce", a, np.power.reduce(a, initial=0.5, where=[True, False, True]),
+        {"initial": 0.5, "where": np.array([True, False, True])}, None), 4 * eps * 3 * 0.0625)
+    expect("power.reduceat", power_chain_tolerance(np.power, "reduceat", a, np.power.reduceat(a, [0, 2]), {}, [0, 2]),
+           [4 * eps * 1 * 8, 0.0])
+    expect("exponent 0 is exact", power_chain_tolerance(np.power, "reduce", np.array([5.0, 7.0, 0.0]),
+                                                        np.array(1.0), {}, None), 0.0)
+    z = np.array([1 + 1j, 2 - 1j])
+    local = 1 + abs((2 - 1j) * np.log(1 + 1j))
+    expect("complex power.reduce", power_chain_tolerance(np.power, "reduce", z, np.power.reduce(z), {}, None),
+           4 * eps * local * abs(np.power.reduce(z)))
+    b = np.array([3.0, 2.0])
+    expect("power.at, repeated index", power_at_tolerance(np.power, np.array([2.0, 5.0]), [0, 0], b,
+                                                          np.array([64.0, 5.0])), [4 * eps * 3 * 64, 0.0])
+    big = np.array([0.26 + 9.4j, 6.2e129 + 1j])  # overflows with an angle known to no digit
+    with np.errstate(all="ignore"):
+        expect("direction lost", power_chain_tolerance(np.power, "reduce", big, np.power.reduce(big), {}, None),
+               np.inf)
+        huge = np.array([np.e, 710.0])  # overflows, angle 0: exact
+        expect("direction kept", power_chain_tolerance(np.power, "reduce", huge.astype(complex),
+                                                       np.power.reduce(huge.astype(complex)), {}, None), np.nan)
+    return failed
 
 
 def result_tuple(x, mask):
@@ -1584,6 +1725,7 @@ def main(argv=None):
     p.add_argument("--index", action="append", default=[], help="only case e<i> or r<i> (repeatable)")
     p.add_argument("--no-methods", action="store_true", help="random cases call the ufunc only")
     p.add_argument("--show", action="store_true", help="print the cases and NumPy's outcomes")
+    p.add_argument("--self-check", action="store_true", help="check the power chains' tolerance, then exit")
     args = p.parse_args(argv)
 
     global np
@@ -1594,6 +1736,12 @@ def main(argv=None):
         skip_file(args.out, "NumPy is not installed for %s (pip install 'numpy>=2')" % sys.executable)
     if int(np.__version__.split(".")[0]) < 2:
         skip_file(args.out, "NumPy >= 2 is required (NEP 50 promotion); found %s" % np.__version__)
+    if args.self_check:
+        failed = chain_self_check()
+        for f in failed:
+            print("FAIL generate_cases.py --self-check: " + f)
+        print("generate_cases.py --self-check: " + ("FAILED" if failed else "ok"))
+        sys.exit(1 if failed else 0)
     if args.out and os.path.exists(args.out + ".skip"):
         os.remove(args.out + ".skip")
 
