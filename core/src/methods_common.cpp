@@ -59,7 +59,7 @@ reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtyp
     // NumPy's logical ufuncs promote every operand to bool (logical_ufunc_promoter).
     call_options opt;
     opt.casting = casting::unsafe;
-    opt.signature = "??->?";
+    opt.signature = "?\?->?";  // "?\?": "??-" would be a trigraph to older compilers (-Wtrigraphs)
     loop = f.resolve_loop(pair, opt);
     found = true;
   }
