@@ -418,3 +418,199 @@ TEST_CASE("cuda methods: at with a of another dtype than the loop casts back aft
     CHECK(host_values<float>(d) == h.to_vector<float>());
   }
 }
+
+namespace {
+
+// clang-format 14 would join the requires-clauses onto the declarations.
+// clang-format off
+struct below {  // bool(double, double): not a fold, so no device method code
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  __host__ __device__ bool operator()(T a, T b) const {
+    return a < b;
+  }
+};
+struct truncated_sum {  // int(float, float)
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  __host__ __device__ std::int32_t operator()(T a, T b) const {
+    return static_cast<std::int32_t>(a + b);
+  }
+};
+// clang-format on
+
+}  // namespace
+
+TEST_CASE("cuda methods: at of loops whose output differs from their first input (comparisons, signbit)") {
+  // np.equal.at(a, [0, 0, 2, 0], [5, 1, 6, 1]) on int64 [5, 3, 7, 1]: 5 == 5 -> 1,
+  // 1 == 1 -> 1, 7 == 6 -> 0, 1 == 1 -> 1. Reading the original a at every repeat
+  // would give a[0] = (5 == 1) = 0.
+  {
+    const auto h0 = ufunc::asarray<std::int64_t>({5, 3, 7, 1});
+    const auto idx = ufunc::asarray<std::int64_t>({0, 0, 2, 0});
+    const auto b = ufunc::asarray<std::int64_t>({5, 1, 6, 1});
+    auto d = ufunc::to_device(h0);
+    ufunc::equal->at(d, idx, ufunc::to_device(b), {.target = gpu});
+    CHECK(host_values<std::int64_t>(d) == std::vector<std::int64_t>{1, 3, 0, 1});
+    auto h = h0.copy();
+    ufunc::equal->at(h, idx, b, {.target = host});
+    CHECK(host_values<std::int64_t>(d) == h.to_vector<std::int64_t>());
+  }
+  // np.signbit.at(a, [0, 2, 2]) on float64 [-1.5, 2, -0.0, 3]: [1, 2, 0, 3] (the
+  // second application at 2 sees signbit(-0.0) = 1.0).
+  {
+    auto d = ufunc::to_device(ufunc::asarray<double>({-1.5, 2.0, -0.0, 3.0}));
+    ufunc::signbit->at(d, ufunc::asarray<std::int64_t>({0, 2, 2}), {.target = gpu});
+    CHECK(host_values<double>(d) == std::vector<double>{1.0, 2.0, 0.0, 3.0});
+  }
+  // np.greater.at(a, [1, 1, 0], [2, 1.5, 0]) on float64 [1, 5, 3]: 5 > 2 -> 1, 1 > 1.5
+  // -> 0, 1 > 0 -> 1.
+  {
+    auto d = ufunc::to_device(ufunc::asarray<double>({1.0, 5.0, 3.0}));
+    ufunc::greater->at(d, ufunc::asarray<std::int64_t>({1, 1, 0}),
+                       ufunc::to_device(ufunc::asarray<double>({2.0, 1.5, 0.0})), {.target = gpu});
+    CHECK(host_values<double>(d) == std::vector<double>{1.0, 0.0, 3.0});
+    // int32 a with an int64 b: the ll->? loop, cast back to int32, against the host.
+    const auto hi = pattern<std::int32_t>({6}, [](std::int64_t i) { return (i * 5) % 7 - 3; });
+    const auto idx = ufunc::asarray<std::int64_t>({2, 2, 5, 0, 2, 5});
+    const auto bi = pattern<std::int64_t>({6}, [](std::int64_t i) { return i % 3 - 1; });
+    auto di = ufunc::to_device(hi);
+    auto h = hi.copy();
+    ufunc::greater->at(di, idx, ufunc::to_device(bi), {.target = gpu});
+    ufunc::greater->at(h, idx, bi, {.target = host});
+    CHECK(host_values<std::int32_t>(di) == h.to_vector<std::int32_t>());
+  }
+}
+
+TEST_CASE("cuda methods: integer power.at, and a negative exponent raises value_error") {
+  // np.power.at(int64 [2, 3, 1, 5], [0, 0, 1], [2, 3, 4]) == [64, 81, 1, 5].
+  auto d = ufunc::to_device(ufunc::asarray<std::int64_t>({2, 3, 1, 5}));
+  ufunc::power->at(d, ufunc::asarray<std::int64_t>({0, 0, 1}),
+                   ufunc::to_device(ufunc::asarray<std::int64_t>({2, 3, 4})), {.target = gpu});
+  CHECK(host_values<std::int64_t>(d) == std::vector<std::int64_t>{64, 81, 1, 5});
+  // No repeat: one round, and nothing of it applied before the error (NumPy, going
+  // position by position, would have applied a[1] **= 2 first).
+  CHECK_THROWS_AS(ufunc::power->at(d, ufunc::asarray<std::int64_t>({1, 2}),
+                                   ufunc::to_device(ufunc::asarray<std::int64_t>({2, -1})), {.target = gpu}),
+                  ufunc::value_error);
+  CHECK(host_values<std::int64_t>(d) == std::vector<std::int64_t>{64, 81, 1, 5});
+  // The exponent -1 in the second round: the first is applied, as NumPy applies the
+  // positions before the failing one (3 ** 2 = 9).
+  auto e = ufunc::to_device(ufunc::asarray<std::int64_t>({3, 4}));
+  CHECK_THROWS_AS(ufunc::power->at(e, ufunc::asarray<std::int64_t>({0, 0}),
+                                   ufunc::to_device(ufunc::asarray<std::int64_t>({2, -1})), {.target = gpu}),
+                  ufunc::value_error);
+  CHECK(host_values<std::int64_t>(e) == std::vector<std::int64_t>{9, 4});
+  // The same on a host a (host-in/host-out): the applied rounds come back.
+  auto h = ufunc::asarray<std::int64_t>({3, 4});
+  CHECK_THROWS_AS(
+      ufunc::power->at(h, ufunc::asarray<std::int64_t>({0, 0}), ufunc::asarray<std::int64_t>({2, -1}), {.target = gpu}),
+      ufunc::value_error);
+  CHECK(h.to_vector<std::int64_t>() == std::vector<std::int64_t>{9, 4});
+}
+
+TEST_CASE("cuda methods: add.at of int32 a and float64 b casts at every application, many repeats") {
+  const auto h0 = pattern<std::int32_t>({50}, [](std::int64_t i) { return 7 * i - 100; });
+  auto idx = ufunc::empty<std::int64_t>({2000});
+  for (std::int64_t i = 0; i < idx.size(); ++i)
+    idx.data()[i] = (i * i) % 37 - (i % 2 ? 50 : 0);  // 0..36, some negative
+  const auto b = pattern<double>({2000}, [](std::int64_t i) { return static_cast<double>(i % 11) * 0.35 - 1.2; });
+  auto h = h0.copy();
+  ufunc::add->at(h, idx, b, {.target = host});
+  auto d = ufunc::to_device(h0);
+  ufunc::add->at(d, idx, ufunc::to_device(b), {.target = gpu});
+  CHECK(host_values<std::int32_t>(d) == h.to_vector<std::int32_t>());
+  // Elements 37..49 are never indexed.
+  for (std::int64_t i = 37; i < 50; ++i) CHECK(h.data()[i] == h0.data()[i]);
+  auto hh = h0.copy();  // host-in/host-out
+  ufunc::add->at(hh, idx, b, {.target = gpu});
+  CHECK(hh.to_vector<std::int32_t>() == h.to_vector<std::int32_t>());
+  // A scalar b: np.add.at(int32 [0, 0], [0, 0, 0], 0.75) == [0, 0] (0.75 truncates each time).
+  auto z = ufunc::to_device(ufunc::zeros<std::int32_t>({2}));
+  ufunc::add->at(z, ufunc::asarray<std::int64_t>({0, 0, 0}), 0.75, {.target = gpu});
+  CHECK(host_values<std::int32_t>(z) == std::vector<std::int32_t>{0, 0});
+}
+
+TEST_CASE("cuda methods: at of vectorize'd loops without device method code (bool(d, d), int(f, f))") {
+  auto lt = ufunc::vectorize<ufunc::signatures<bool(double, double)>, ufunc::target::cuda>(below{}, "below");
+  // a[0]: 0.5 < 1 -> 1, then 1 < 0.7 -> 0; a[2]: 2 < 1 -> 0.
+  auto d = ufunc::to_device(ufunc::asarray<double>({0.5, 3.0, 2.0}));
+  lt.at(d, ufunc::asarray<std::int64_t>({0, 0, 2}), ufunc::to_device(ufunc::asarray<double>({1.0, 0.7, 1.0})),
+        {.target = gpu});
+  CHECK(host_values<double>(d) == std::vector<double>{0.0, 3.0, 0.0});
+  auto ts = ufunc::vectorize<ufunc::signatures<std::int32_t(float, float)>, ufunc::target::cuda>(truncated_sum{}, "ts");
+  const auto h0 = pattern<float>({7}, [](std::int64_t i) { return static_cast<double>(i) * 1.25 - 3.0; });
+  const auto idx = ufunc::asarray<std::int64_t>({6, 1, 6, 6, 3, 1});
+  const auto b = pattern<float>({6}, [](std::int64_t i) { return static_cast<double>(i) * 0.6 + 0.3; });
+  auto h = h0.copy();
+  ts.at(h, idx, b, {.target = host});
+  auto df = ufunc::to_device(h0);
+  ts.at(df, idx, ufunc::to_device(b), {.target = gpu});
+  CHECK(host_values<float>(df) == h.to_vector<float>());
+}
+
+TEST_CASE("cuda methods: at over a trailing subspace, strided a and b, untouched elements") {
+  // a (5, 3) int32, rows [1, 4, 1, 1], a float64 loop (casts): b (4, 3), b (3,) broadcast
+  // over the positions, b (4, 1) broadcast along the rows, and a scalar.
+  const auto h0 = pattern<std::int32_t>({5, 3}, [](std::int64_t i) { return 11 * i - 60; });
+  const auto rows = ufunc::asarray<std::int64_t>({1, 4, 1, 1});
+  const ufunc::array bs[] = {
+      pattern<double>({4, 3}, [](std::int64_t i) { return static_cast<double>(i) * 0.45 - 2.0; }),
+      pattern<double>({3}, [](std::int64_t i) { return static_cast<double>(i) * 1.7 - 1.1; }),
+      pattern<double>({4, 1}, [](std::int64_t i) { return static_cast<double>(i) * 2.3 - 3.4; }),
+      ufunc::full<double>(ufunc::dim_vector{}, 2.6)};
+  for (const auto& b : bs) {
+    CAPTURE(b.ndim());
+    for (const auto* f : {&ufunc::add.get(), &ufunc::multiply.get(), &ufunc::less.get()}) {
+      CAPTURE(f->name());
+      auto h = h0.copy();
+      f->at(h, rows, b, {.target = host});
+      auto d = ufunc::to_device(h0);
+      f->at(d, rows, ufunc::to_device(b), {.target = gpu});
+      CHECK(host_values<std::int32_t>(d) == h.to_vector<std::int32_t>());
+      // Rows 0, 2 and 3 are never indexed.
+      for (std::int64_t r : {0, 2, 3})
+        for (std::int64_t c = 0; c < 3; ++c) CHECK(h.data()[r * 3 + c] == h0.data()[r * 3 + c]);
+    }
+  }
+  // a as a transposed (strided) view of a device array, b a transposed view too; the
+  // whole base array is compared, so a write outside the indexed elements fails.
+  const auto base0 = pattern<float>({3, 6}, [](std::int64_t i) { return static_cast<double>(i) * 0.5 - 4.0; });
+  const auto bt = pattern<double>({3, 4}, [](std::int64_t i) { return static_cast<double>(i % 7) - 2.5; });
+  const auto idx = ufunc::asarray<std::int64_t>({5, 0, 5, 2});
+  auto hbase = base0.copy();
+  ufunc::subtract->at(hbase.transpose(), idx, bt.transpose(), {.target = host});
+  auto dbase = ufunc::to_device(base0);
+  ufunc::subtract->at(dbase.transpose(), idx, ufunc::to_device(bt).transpose(), {.target = gpu});
+  CHECK(host_values<float>(dbase) == hbase.to_vector<float>());
+  // The same with a subspace: a[idx, :] over rows of the transposed view (columns of base).
+  auto hbase2 = base0.copy();
+  const auto cols = ufunc::asarray<std::int64_t>({1, 1, 4});
+  const auto bc = pattern<double>({3, 3}, [](std::int64_t i) { return static_cast<double>(i) * 0.3 + 0.1; });
+  ufunc::add->at(hbase2.transpose(), cols, bc, {.target = host});
+  auto dbase2 = ufunc::to_device(base0);
+  ufunc::add->at(dbase2.transpose(), cols, ufunc::to_device(bc), {.target = gpu});
+  CHECK(host_values<float>(dbase2) == hbase2.to_vector<float>());
+}
+
+TEST_CASE("cuda methods: at that casts reports floating-point errors as the call does") {
+  // float32 a, float64 b: the dd->d loop through the call, which raises under 'raise';
+  // no repeated index, so nothing is applied.
+  auto d = ufunc::to_device(ufunc::asarray<float>({1.0f, 2.0f, 3.0f}));
+  {
+    ufunc::errstate guard({.divide = ufunc::fp_policy::raise});
+    CHECK_THROWS_AS(ufunc::divide->at(d, ufunc::asarray<std::int64_t>({0, 2}),
+                                      ufunc::to_device(ufunc::asarray<double>({2.0, 0.0})), {.target = gpu}),
+                    ufunc::floating_point_error);
+  }
+  CHECK(host_values<float>(d) == std::vector<float>{1.0f, 2.0f, 3.0f});
+  {
+    ufunc::errstate guard({.divide = ufunc::fp_policy::ignore});
+    ufunc::divide->at(d, ufunc::asarray<std::int64_t>({0, 2}), ufunc::to_device(ufunc::asarray<double>({2.0, 0.0})),
+                      {.target = gpu});
+  }
+  const auto got = host_values<float>(d);
+  CHECK(got[0] == 0.5f);
+  CHECK(got[1] == 2.0f);
+  CHECK(std::isinf(got[2]));
+}

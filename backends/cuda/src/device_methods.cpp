@@ -17,6 +17,8 @@
 #include <ufunc/core/iteration.hpp>
 #include <ufunc/core/transfer.hpp>
 
+#include "at_gather.hpp"
+
 namespace ufunc::detail {
 
 namespace {
@@ -274,72 +276,72 @@ array reduceat_on_device(const function& f, const array& a, std::span<const std:
   return deliver(res, out, ctx);
 }
 
-void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
-  require_device_code(f, "at", plan.loop);
+namespace {
+
+// ufunc.at's positions by rounds: round r holds every element's (r+1)-th occurrence,
+// in index order, so that the positions of one round touch disjoint elements of a.
+// Round r is order[round_start[r]] .. order[round_start[r + 1] - 1].
+struct at_rounds {
+  std::vector<std::int64_t> order;
+  std::vector<std::int64_t> round_start;
+};
+
+at_rounds rounds_of(const std::vector<std::int64_t>& a_offsets) {
+  const std::size_t n = a_offsets.size();
+  std::unordered_map<std::int64_t, std::int64_t> seen;
+  seen.reserve(n);
+  std::vector<std::int64_t> occurrence(n);
+  std::size_t rounds = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    occurrence[p] = seen[a_offsets[p]]++;
+    rounds = std::max(rounds, static_cast<std::size_t>(occurrence[p]) + 1);
+  }
+  at_rounds r;
+  r.round_start.assign(rounds + 1, 0);
+  for (auto o : occurrence) ++r.round_start[static_cast<std::size_t>(o) + 1];
+  for (std::size_t i = 0; i < rounds; ++i) r.round_start[i + 1] += r.round_start[i];
+  std::vector<std::int64_t> next(r.round_start.begin(), r.round_start.end() - 1);
+  r.order.resize(n);
+  for (std::size_t p = 0; p < n; ++p)
+    r.order[static_cast<std::size_t>(next[static_cast<std::size_t>(occurrence[p])]++)] = static_cast<std::int64_t>(p);
+  return r;
+}
+
+// The strided side of a gather or scatter: x's trailing axes from `first` on.
+cuda::at_moves::strided_side side_of(const array& x, std::size_t first) {
+  cuda::at_moves::strided_side s;
+  s.base = x.data();
+  for (std::size_t d = first; d < x.ndim(); ++d) {
+    s.shape[s.ndim] = x.shape()[d];
+    s.strides[s.ndim] = x.strides()[d];
+    ++s.ndim;
+  }
+  return s;
+}
+
+// The loop's device method launcher on a's memory, every position in index order in
+// one launch (repeats serialized by the kernel): for loops T(T, ...) -> T whose T is
+// a's dtype.
+void at_serialized(const array& ad, const array& b, const at_plan& plan, const device_context& ctx,
+                   const std::vector<std::int64_t>& a_offsets, const dim_vector& full) {
   const auto& t = plan.loop.types;
-  if (t.input(0) != t.output(0))
-    throw target_error(method_label(f, "at") + " is not available on target 'cuda' with loop " + t.str() +
-                       ": its first input and its output differ");
-  const device_context ctx = context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream);
-  const std::int64_t npos = shape_size(plan.index_shape);
-  if (npos == 0 || shape_size(plan.sub_shape) == 0) return;
-  const array ad = on_device(a, ctx);  // host-in/host-out: a C-ordered device copy
-  // a of another dtype than the loop's (the loop was resolved with unsafe casting, as
-  // on the host): NumPy casts at every application, a[i] = cast_a(f(cast_loop(a[i]),
-  // b)), repeated indices included. The kernel works on `work`, a copy of a in the
-  // loop's dtype, in rounds: round r applies every index's (r+1)-th occurrence (so its
-  // positions touch disjoint elements), after a fresh cast of a into work, and casts
-  // only the touched elements back into a (a mask), so that every application reads
-  // the value a holds and untouched elements are never rewritten.
-  const bool cast_a = ad.type() != t.input(0);
-  const array work = cast_a ? device_empty(ad.shape(), t.input(0), ctx) : ad;
-  dim_vector full = plan.index_shape;
-  for (auto e : plan.sub_shape) full.push_back(e);
+  const std::size_t npos = a_offsets.size();
   const array bd = b.valid() ? as_type(on_device(b, ctx), t.input(1), ctx).broadcast_to(full) : array();
-  // Byte offsets of every position into work and bd, in index order.
-  const std::size_t k = static_cast<std::size_t>(plan.index_ndim);
-  std::vector<std::int64_t> offsets(static_cast<std::size_t>(npos) * 2, 0);
+  std::vector<std::int64_t> offsets(npos * 2, 0);
   std::vector<std::int64_t> pos_idx(plan.index_shape.size(), 0);
-  for (std::int64_t p = 0; p < npos; ++p) {
-    std::int64_t ao = 0, bo = 0;
-    for (std::size_t j = 0; j < k; ++j) ao += plan.positions[static_cast<std::size_t>(p) * k + j] * work.strides()[j];
+  for (std::size_t p = 0; p < npos; ++p) {
+    std::int64_t bo = 0;
     for (std::size_t d = 0; d < pos_idx.size() && bd.valid(); ++d) bo += pos_idx[d] * bd.strides()[d];
-    offsets[2 * static_cast<std::size_t>(p)] = ao;
-    offsets[2 * static_cast<std::size_t>(p) + 1] = bo;
+    offsets[2 * p] = a_offsets[p];
+    offsets[2 * p + 1] = bo;
     for (std::size_t d = pos_idx.size(); d-- > 0;) {
       if (++pos_idx[d] < plan.index_shape[d]) break;
       pos_idx[d] = 0;
     }
   }
-  // Rounds (cast_a only): positions grouped by occurrence number, in index order.
-  std::vector<std::int64_t> round_start{0, npos};
-  if (cast_a) {
-    std::unordered_map<std::int64_t, std::int64_t> seen;
-    std::vector<std::int64_t> occurrence(static_cast<std::size_t>(npos));
-    std::int64_t rounds = 0;
-    for (std::int64_t p = 0; p < npos; ++p) {
-      const std::int64_t n = seen[offsets[2 * static_cast<std::size_t>(p)]]++;
-      occurrence[static_cast<std::size_t>(p)] = n;
-      rounds = std::max(rounds, n + 1);
-    }
-    std::vector<std::int64_t> count(static_cast<std::size_t>(rounds) + 1, 0);
-    for (auto n : occurrence) ++count[static_cast<std::size_t>(n) + 1];
-    round_start.assign(static_cast<std::size_t>(rounds) + 1, 0);
-    for (std::int64_t r = 0; r < rounds; ++r)
-      round_start[static_cast<std::size_t>(r) + 1] =
-          round_start[static_cast<std::size_t>(r)] + count[static_cast<std::size_t>(r) + 1];
-    std::vector<std::int64_t> next(round_start.begin(), round_start.end() - 1), sorted(offsets.size());
-    for (std::int64_t p = 0; p < npos; ++p) {
-      const std::size_t q =
-          static_cast<std::size_t>(next[static_cast<std::size_t>(occurrence[static_cast<std::size_t>(p)])]++);
-      sorted[2 * q] = offsets[2 * static_cast<std::size_t>(p)];
-      sorted[2 * q + 1] = offsets[2 * static_cast<std::size_t>(p) + 1];
-    }
-    offsets.swap(sorted);
-  }
   const array offsets_device =
       to_device(asarray<std::int64_t>(std::span<const std::int64_t>(offsets)), ctx.device, ctx.s);
-  if (plan.sub_shape.size() > static_cast<std::size_t>(max_ndim)) throw value_error("too many dimensions");
+  const std::size_t k = static_cast<std::size_t>(plan.index_ndim);
   device_method_call c;
   c.kind = device_method::at;
   c.nin = plan.unary ? 1 : 2;
@@ -348,7 +350,7 @@ void at_on_device(const function& f, const array& a, const array& b, const at_pl
   c.stream = ctx.s.handle;
   for (int d = 0; d < c.ndim; ++d) {
     c.shape[d] = plan.sub_shape[static_cast<std::size_t>(d)];
-    c.strides[0][d] = work.strides()[k + static_cast<std::size_t>(d)];
+    c.strides[0][d] = ad.strides()[k + static_cast<std::size_t>(d)];
     c.strides[1][d] = bd.valid() ? bd.strides()[plan.index_shape.size() + static_cast<std::size_t>(d)] : 0;
     c.strides[2][d] = 0;
   }
@@ -357,29 +359,147 @@ void at_on_device(const function& f, const array& a, const array& b, const at_pl
     c.shape[0] = 1;
     c.strides[0][0] = c.strides[1][0] = c.strides[2][0] = 0;
   }
-  c.base[0] = work.data();
+  c.base[0] = ad.data();
   c.base[1] = bd.valid() ? bd.data() : nullptr;
   c.base[2] = nullptr;
-  const auto* all_offsets = reinterpret_cast<const std::int64_t*>(offsets_device.data());
-  if (!cast_a) {
-    c.offsets = all_offsets;
-    c.count = npos;
-    cuda::launch_method(plan.loop.device_reduce, plan.loop.device_data, c);
+  c.offsets = reinterpret_cast<const std::int64_t*>(offsets_device.data());
+  c.count = static_cast<std::int64_t>(npos);
+  cuda::launch_method(plan.loop.device_reduce, plan.loop.device_data, c);
+}
+
+// Every other loop (casts of a, outputs of another dtype than the first input, loops
+// without device methods), in rounds: gather a's elements at the round's positions
+// into a C-ordered temporary, the ordinary call on target cuda with the loop at
+// resolved (pinned by its signature; casting 'unsafe' since NumPy casts the result
+// back into a's dtype unsafely) and out= that temporary, then scatter it back. The
+// call supplies the casts, errstate and the loops' value checks, as on the host.
+void at_rounds_path(const function& f, const array& ad, const array& b, const at_plan& plan, const device_context& ctx,
+                    const std::vector<std::int64_t>& a_offsets, const dim_vector& full) {
+  const std::size_t npos = a_offsets.size();
+  const std::size_t k = static_cast<std::size_t>(plan.index_ndim);
+  const std::size_t pos_nd = plan.index_shape.size();
+  const array bd = b.valid() ? on_device(b, ctx).broadcast_to(full) : array();
+  // b that is the same at every position (a scalar, or broadcast along the index
+  // axes) need not be gathered: its subspace broadcasts against the temporary.
+  bool b_varies = false;
+  for (std::size_t d = 0; d < pos_nd && bd.valid(); ++d)
+    if (plan.index_shape[d] > 1 && bd.strides()[d] != 0) b_varies = true;
+  const at_rounds r = rounds_of(a_offsets);
+  // One upload: (a offset, b offset) of every position, in round order.
+  std::vector<std::int64_t> b_offsets(b_varies ? npos : 0, 0);
+  if (b_varies) {
+    std::vector<std::int64_t> pos_idx(pos_nd, 0);
+    for (std::size_t p = 0; p < npos; ++p) {
+      for (std::size_t d = 0; d < pos_nd; ++d) b_offsets[p] += pos_idx[d] * bd.strides()[d];
+      for (std::size_t d = pos_nd; d-- > 0;) {
+        if (++pos_idx[d] < plan.index_shape[d]) break;
+        pos_idx[d] = 0;
+      }
+    }
+  }
+  std::vector<std::int64_t> moved(npos * 2, 0);
+  std::uint64_t a_bits = 0, b_bits = 0;
+  for (std::size_t q = 0; q < npos; ++q) {
+    const auto p = static_cast<std::size_t>(r.order[q]);
+    moved[2 * q] = a_offsets[p];
+    moved[2 * q + 1] = b_varies ? b_offsets[p] : 0;
+    a_bits |= static_cast<std::uint64_t>(moved[2 * q]);
+    b_bits |= static_cast<std::uint64_t>(moved[2 * q + 1]);
+  }
+  const array moved_device = to_device(asarray<std::int64_t>(std::span<const std::int64_t>(moved)), ctx.device, ctx.s);
+  const auto* offsets = reinterpret_cast<const std::int64_t*>(moved_device.data());
+
+  // The temporaries, sized for round 0 (the largest); later rounds use their first rows.
+  dim_vector tshape{r.round_start[1]};
+  for (auto e : plan.sub_shape) tshape.push_back(e);
+  const array ta_all = device_empty(tshape, ad.type(), ctx);
+  const array tb_all = b_varies ? device_empty(tshape, bd.type(), ctx) : array();
+  dim_vector b_sub_strides;
+  for (std::size_t d = pos_nd; d < full.size() && bd.valid(); ++d) b_sub_strides.push_back(bd.strides()[d]);
+  const array b_same = bd.valid() && !b_varies ? restride(bd, plan.sub_shape, b_sub_strides, bd.data()) : array();
+
+  cuda::at_moves::move ma;
+  ma.side = side_of(ad, k);
+  ma.itemsize = static_cast<std::int64_t>(ad.itemsize());
+  ma.offset_step = 2;
+  ma.offset_bits = a_bits;
+  ma.device = ctx.device;
+  ma.stream = ctx.s;
+  cuda::at_moves::move mb = ma;
+  if (b_varies) {
+    mb.side = side_of(bd, pos_nd);
+    mb.itemsize = static_cast<std::int64_t>(bd.itemsize());
+    mb.offset_bits = b_bits;
+    mb.packed = tb_all.data();
+  }
+  ma.packed = ta_all.data();
+
+  const std::string sig = plan.loop.types.str();
+  call_options co;
+  co.signature = sig;
+  co.casting = casting::unsafe;
+  co.target = target_id::cuda;
+  co.stream = ctx.s;
+  for (std::size_t round = 0; round + 1 < r.round_start.size(); ++round) {
+    const std::int64_t first = r.round_start[round];
+    const std::int64_t n = r.round_start[round + 1] - first;
+    tshape[0] = n;
+    ma.offsets = offsets + 2 * first;
+    ma.count = n;
+    cuda::at_moves::gather(ma);
+    const array ta = restride(ta_all, tshape, ta_all.strides(), ta_all.data());
+    co.out = {ta};
+    if (plan.unary) {
+      f(ta, co);
+    } else if (b_varies) {
+      mb.offsets = offsets + 2 * first + 1;
+      mb.count = n;
+      cuda::at_moves::gather(mb);
+      f(ta, restride(tb_all, tshape, tb_all.strides(), tb_all.data()), co);
+    } else {
+      f(ta, b_same, co);
+    }
+    cuda::at_moves::scatter(ma);
+  }
+}
+
+}  // namespace
+
+// Errors: indices were checked before this runs, so nothing is written for a bad
+// index. An error raised by the call of a round (errstate 'raise', a negative integer
+// exponent) leaves a with the rounds before it applied and that round and the later
+// ones not: with no repeated index, a is untouched; NumPy, applying positions one by
+// one, would have applied the positions before the failing one (and for a floating
+// point 'raise' every position, since it checks the flags at the end). Host-in/host-out
+// copies that state back too.
+void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
+  const auto& t = plan.loop.types;
+  const device_context ctx = context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream);
+  const std::int64_t npos = shape_size(plan.index_shape);
+  if (npos == 0 || shape_size(plan.sub_shape) == 0) return;
+  if (plan.sub_shape.size() > static_cast<std::size_t>(max_ndim)) throw value_error("too many dimensions");
+  const array ad = on_device(a, ctx);  // host-in/host-out: a C-ordered device copy
+  dim_vector full = plan.index_shape;
+  for (auto e : plan.sub_shape) full.push_back(e);
+  // Byte offsets of every position into ad (its strides: ad is a's copy for host data).
+  const std::size_t k = static_cast<std::size_t>(plan.index_ndim);
+  std::vector<std::int64_t> a_offsets(static_cast<std::size_t>(npos), 0);
+  for (std::size_t p = 0; p < a_offsets.size(); ++p)
+    for (std::size_t j = 0; j < k; ++j) a_offsets[p] += plan.positions[p * k + j] * ad.strides()[j];
+  const bool serialized = plan.loop.device_reduce != nullptr && t.input(0) == t.output(0) && ad.type() == t.input(0);
+  if (serialized) {
+    at_serialized(ad, b, plan, ctx, a_offsets, full);
   } else {
-    // work is C-ordered: a position's elements are the sub_size elements from its offset.
-    const std::int64_t sub_size = shape_size(plan.sub_shape);
-    const std::int64_t item = static_cast<std::int64_t>(work.itemsize());
-    array mask = array::empty(ad.shape(), bool_);
-    auto* flags = reinterpret_cast<bool*>(mask.data());
-    for (std::size_t r = 0; r + 1 < round_start.size(); ++r) {
-      std::fill(flags, flags + mask.size(), false);
-      for (std::int64_t q = round_start[r]; q < round_start[r + 1]; ++q)
-        std::fill_n(flags + offsets[2 * static_cast<std::size_t>(q)] / item, sub_size, true);
-      cuda::cast(ad, work, ctx.s);
-      c.offsets = all_offsets + 2 * round_start[r];
-      c.count = round_start[r + 1] - round_start[r];
-      cuda::launch_method(plan.loop.device_reduce, plan.loop.device_data, c);
-      cuda::cast(work, ad, ctx.s, to_device(mask, ctx.device, ctx.s));
+    try {
+      at_rounds_path(f, ad, b, plan, ctx, a_offsets, full);
+    } catch (...) {
+      if (ctx.host_io) {
+        try {
+          to_host(ad, ctx.s).copy_to(a);
+        } catch (...) {  // the original error says more than a failing copy
+        }
+      }
+      throw;
     }
   }
   if (ctx.host_io) to_host(ad, ctx.s).copy_to(a);
