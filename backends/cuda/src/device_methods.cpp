@@ -471,7 +471,8 @@ void at_rounds_path(const function& f, const array& ad, const array& b, const at
 // ones not: with no repeated index, a is untouched; NumPy, applying positions one by
 // one, would have applied the positions before the failing one (and for a floating
 // point 'raise' every position, since it checks the flags at the end). Host-in/host-out
-// copies that state back too.
+// copies that state back too. Floating-point errors of the rounds are reported by each
+// round's call (NumPy reports once per at: a 'warn' may repeat when an index repeats).
 void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
   const auto& t = plan.loop.types;
   const device_context ctx = context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream);
