@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -306,4 +308,352 @@ TEST_CASE("cuda: integer power with a negative exponent raises value_error at th
   }
   // Unsigned exponents cannot be negative; the next call works.
   CHECK(ufunc::to_host(ufunc::power(db, de, {.target = cuda})).to_vector<std::int32_t>()[3] == 125);
+}
+
+// The ufunc methods on cuda (reduce, accumulate, reduceat, at): their kernels gather
+// flags as calls do, attached to every launch by cuda::launch_method. The host target
+// is the reference (NumPy's behaviour, tests/unit): the same method on the same host
+// arrays (on cuda: copied in, the result copied back) must report the same kinds.
+namespace {
+
+constexpr auto cpu = ufunc::target_id::cpu;
+constexpr float big32 = 3e38f;
+
+// A method run on a target, on host arrays made anew for each run; its result as
+// float64 values.
+struct method_case {
+  const char* what;
+  std::function<ufunc::array(ufunc::target_id)> run;
+  std::vector<std::string> expected;  // the messages, in NumPy's order of kinds
+};
+
+using reports = std::vector<std::pair<std::string, unsigned>>;
+
+// Every (message, flags) the 'call' policy hands over while `run` runs on t.
+reports reported(const method_case& c, ufunc::target_id t, std::vector<double>* result = nullptr) {
+  reports got;
+  ufunc::errstate guard({.all = ufunc::fp_policy::call},
+                        [&](std::string_view m, unsigned f) { got.emplace_back(std::string(m), f); });
+  const ufunc::array r = c.run(t);
+  ufunc::backends::cuda::synchronize();
+  if (result) *result = r.astype(ufunc::float64).to_vector<double>();
+  return got;
+}
+
+template <class T>
+ufunc::array values_of(std::initializer_list<T> v, ufunc::dim_vector shape = {}) {
+  return ufunc::asarray<T>(v, std::move(shape));
+}
+template <class T>
+ufunc::array filled(ufunc::dim_vector shape, T value) {
+  auto a = ufunc::empty<T>(shape);
+  std::fill(a.data(), a.data() + a.size(), value);
+  return a;
+}
+ufunc::array indices(std::initializer_list<std::int64_t> v) { return ufunc::asarray<std::int64_t>(v); }
+
+bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+  return true;
+}
+
+// The methods' edge cases: each kind from each method, on the kernels that run them
+// (block reductions with partials, the warp and outer kernels, the in-order kernel of
+// loops that are not reorderable, accumulate, at of binary and unary loops).
+std::vector<method_case> method_cases() {
+  const std::string over = "overflow encountered in ", divide = "divide by zero encountered in ",
+                    invalid = "invalid value encountered in ";
+  std::vector<method_case> c;
+  c.push_back({"add.reduce float32, 2^20 elements (blocks and partials)",
+               [](ufunc::target_id t) { return ufunc::add.reduce(filled<float>({1 << 20}, 1e37f), {.target = t}); },
+               {over + "add"}});
+  c.push_back({"add.reduce float32 axis 0 of (1000, 300) (outer kernel, slices)",
+               [](ufunc::target_id t) {
+                 return ufunc::add.reduce(filled<float>({1000, 300}, 1e37f), {.axis = 0, .target = t});
+               },
+               {over + "add"}});
+  c.push_back({"add.reduce float32 axis 1 of (3000, 40) (a warp per output)",
+               [](ufunc::target_id t) {
+                 return ufunc::add.reduce(filled<float>({3000, 40}, 1e37f), {.axis = 1, .target = t});
+               },
+               {over + "add"}});
+  c.push_back({"add.reduce float64 [inf, -inf, 1]",
+               [](ufunc::target_id t) {
+                 return ufunc::add.reduce(values_of<double>({inf, -inf, 1.0}), {.target = t});
+               },
+               {invalid + "add"}});
+  c.push_back({"multiply.reduce float64 (in order)",
+               [](ufunc::target_id t) {
+                 return ufunc::multiply.reduce(values_of<double>({1e200, 1e200, 1.0}), {.target = t});
+               },
+               {over + "multiply"}});
+  c.push_back({"divide.reduce float64 [1, 0] and [0, 0] rows",
+               [](ufunc::target_id t) {
+                 return ufunc::divide.reduce(values_of<double>({1.0, 0.0, 0.0, 0.0}, {2, 2}), {.axis = 1, .target = t});
+               },
+               {divide + "divide", invalid + "divide"}});
+  c.push_back({"add.accumulate float32",
+               [](ufunc::target_id t) {
+                 return ufunc::add.accumulate(values_of<float>({big32, big32, 1.0f}), {.target = t});
+               },
+               {over + "add"}});
+  c.push_back({"divide.accumulate float64 [1, 0, 2]",
+               [](ufunc::target_id t) {
+                 return ufunc::divide.accumulate(values_of<double>({1.0, 0.0, 2.0}), {.target = t});
+               },
+               {divide + "divide"}});
+  c.push_back(
+      {"subtract.accumulate float64 [inf, inf] along axis 1",
+       [](ufunc::target_id t) {
+         return ufunc::subtract.accumulate(values_of<double>({inf, inf, 1.0, 2.0}, {2, 2}), {.axis = 1, .target = t});
+       },
+       {invalid + "subtract"}});
+  c.push_back({"add.reduceat float32, every segment overflows (a launch each, one report)",
+               [](ufunc::target_id t) {
+                 return ufunc::add.reduceat(filled<float>({8}, big32), indices({0, 2, 4, 6}), {.target = t});
+               },
+               {over + "add"}});
+  c.push_back({"divide.reduceat float64",
+               [](ufunc::target_id t) {
+                 return ufunc::divide.reduceat(values_of<double>({1.0, 0.0, 4.0, 2.0}), indices({0, 2}), {.target = t});
+               },
+               {divide + "divide"}});
+  c.push_back({"multiply.at float64 (in order)",
+               [](ufunc::target_id t) {
+                 auto a = values_of<double>({1e300, 1.0, 2.0});
+                 ufunc::multiply.at(a, indices({0, 0, 2}), values_of<double>({1e10, 1.0, 3.0}), {.target = t});
+                 return a;
+               },
+               {over + "multiply"}});
+  c.push_back({"add.at float32",
+               [](ufunc::target_id t) {
+                 auto a = values_of<float>({big32, 1.0f});
+                 ufunc::add.at(a, indices({0, 1}), values_of<float>({big32, 1.0f}), {.target = t});
+                 return a;
+               },
+               {over + "add"}});
+  c.push_back({"divide.at float64",
+               [](ufunc::target_id t) {
+                 auto a = values_of<double>({1.0, 0.0, 3.0});
+                 ufunc::divide.at(a, indices({0, 1}), values_of<double>({0.0, 0.0}), {.target = t});
+                 return a;
+               },
+               {divide + "divide", invalid + "divide"}});
+  c.push_back({"sqrt.at float64 (unary)",
+               [](ufunc::target_id t) {
+                 auto a = values_of<double>({-1.0, 4.0});
+                 ufunc::sqrt.at(a, indices({0, 1}), {.target = t});
+                 return a;
+               },
+               {invalid + "sqrt"}});
+  c.push_back({"log.at float64 (unary)",
+               [](ufunc::target_id t) {
+                 auto a = values_of<double>({0.0, 1.0});
+                 ufunc::log.at(a, indices({0}), {.target = t});
+                 return a;
+               },
+               {divide + "log"}});
+  return c;
+}
+
+std::vector<std::string> messages_of(const reports& r) {
+  std::vector<std::string> m;
+  for (const auto& [message, flags] : r) m.push_back(message);
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("cuda errstate: device methods report overflow, divide and invalid as the host target (call policy)") {
+  for (const auto& c : method_cases()) {
+    CAPTURE(c.what);
+    std::vector<double> host_result, device_result;
+    const reports host = reported(c, cpu, &host_result);
+    const reports device = reported(c, cuda, &device_result);
+    CHECK(messages_of(host) == c.expected);  // the reference is what the test expects
+    CHECK(messages_of(device) == messages_of(host));
+    CHECK(device == host);  // the flags handed over too
+    CHECK(same_values(device_result, host_result));
+  }
+}
+
+TEST_CASE("cuda errstate: device methods raise at the method, as the host target") {
+  for (const auto& c : method_cases()) {
+    CAPTURE(c.what);
+    for (const auto t : {cpu, cuda}) {
+      CAPTURE(ufunc::to_string(t));
+      ufunc::errstate guard({.all = ufunc::fp_policy::raise});
+      CHECK_THROWS_WITH_AS(c.run(t), c.expected[0].c_str(), ufunc::floating_point_error);
+    }
+  }
+  // Nothing left behind: the next method reports nothing.
+  ufunc::errstate guard({.all = ufunc::fp_policy::raise});
+  CHECK(ufunc::add.reduce(values_of<double>({1.0, 2.0}), {.target = cuda}).to_vector<double>()[0] == 3.0);
+}
+
+TEST_CASE("cuda errstate: device methods warn once per kind and method, when the library next waits") {
+  for (const auto& c : method_cases()) {
+    CAPTURE(c.what);
+    std::vector<std::string> host, device;
+    for (const auto t : {cpu, cuda}) {
+      captured_warnings w;
+      ufunc::errstate guard({.all = ufunc::fp_policy::warn});
+      (void)c.run(t);
+      ufunc::backends::cuda::synchronize();
+      (t == cpu ? host : device) = w.messages;
+    }
+    CHECK(host == c.expected);
+    CHECK(device == host);
+  }
+  // Device data: the report waits for the stream; two methods report twice.
+  captured_warnings w;
+  const auto x = ufunc::to_device(filled<float>({1 << 16}, 1e37f));
+  auto r1 = ufunc::add.reduce(x, {.target = cuda});
+  auto r2 = ufunc::add.reduce(x, {.target = cuda});
+  CHECK(std::isinf(ufunc::to_host(r2).to_vector<float>()[0]));
+  ufunc::backends::cuda::synchronize();
+  CHECK(w.messages == std::vector<std::string>{"overflow encountered in add", "overflow encountered in add"});
+}
+
+TEST_CASE("cuda errstate: device methods under ignore report nothing and give the host target's results") {
+  captured_warnings w;
+  ufunc::errstate guard({.all = ufunc::fp_policy::ignore});
+  for (const auto& c : method_cases()) {
+    CAPTURE(c.what);
+    std::vector<double> host_result, device_result;
+    ufunc::array device_array;
+    CHECK_NOTHROW(device_array = c.run(cuda));
+    ufunc::backends::cuda::synchronize();
+    device_result = device_array.astype(ufunc::float64).to_vector<double>();
+    host_result = c.run(cpu).astype(ufunc::float64).to_vector<double>();
+    CHECK(same_values(device_result, host_result));
+  }
+  CHECK(w.messages.empty());
+}
+
+TEST_CASE("cuda errstate: reduce with where= classifies only the selected elements") {
+  ufunc::errstate guard({.all = ufunc::fp_policy::raise});
+  // 1-d: the masked-out -inf would make inf + -inf invalid.
+  const auto x = values_of<double>({inf, -inf, 1.0});
+  const auto mask = values_of<bool>({true, false, true});
+  for (const auto t : {cpu, cuda}) {
+    CAPTURE(ufunc::to_string(t));
+    ufunc::array r;
+    REQUIRE_NOTHROW(r = ufunc::add.reduce(x, {.where = mask, .target = t}));
+    CHECK(r.to_vector<double>()[0] == inf);
+    CHECK_THROWS_AS(ufunc::add.reduce(x, {.target = t}), ufunc::floating_point_error);  // unmasked: invalid
+  }
+  // 2-d float32, huge values only where the mask is false, on the block, warp and
+  // outer kernels (axis 1 of long and short rows, axis 0).
+  for (const ufunc::dim_vector shape :
+       {ufunc::dim_vector{4, 100000}, ufunc::dim_vector{3000, 40}, ufunc::dim_vector{1000, 300}}) {
+    for (const int axis : {0, 1}) {
+      CAPTURE(shape[0]);
+      CAPTURE(shape[1]);
+      CAPTURE(axis);
+      auto a = ufunc::empty<float>(shape);
+      auto m = ufunc::empty<bool>(shape);
+      for (std::int64_t i = 0; i < a.size(); ++i) {
+        // Every output has masked-out elements, at least two (they would overflow).
+        const bool selected = (i / shape[1] + i % shape[1]) % 2 == 1;
+        m.data()[i] = selected;
+        a.data()[i] = selected ? 1.0f : big32;
+      }
+      const auto host = ufunc::add.reduce(a, {.axis = axis, .where = m, .target = cpu});
+      ufunc::array device;
+      REQUIRE_NOTHROW(device = ufunc::add.reduce(a, {.axis = axis, .where = m, .target = cuda}));
+      CHECK(device.to_vector<float>() == host.to_vector<float>());  // small integers: exact in any order
+      CHECK_THROWS_WITH_AS(ufunc::add.reduce(a, {.axis = axis, .target = cuda}), "overflow encountered in add",
+                           ufunc::floating_point_error);
+    }
+  }
+}
+
+namespace {
+
+// Integer arrays of dtype t, from int64 values.
+ufunc::array ints(const std::vector<std::int64_t>& v, ufunc::dtype t, ufunc::dim_vector shape = {}) {
+  return ufunc::asarray<std::int64_t>(std::span<const std::int64_t>(v), std::move(shape)).astype(t);
+}
+std::vector<std::int64_t> as_int64(const ufunc::array& a) { return a.astype(ufunc::int64).to_vector<std::int64_t>(); }
+
+}  // namespace
+
+TEST_CASE("cuda: integer power methods raise NumPy's ValueError for a negative exponent, whatever the policies") {
+  const char* message = "Integers to negative integer powers are not allowed.";
+  for (const auto t : {ufunc::int8, ufunc::int32, ufunc::int64}) {
+    CAPTURE(t.name());
+    const auto x = ints({2, 3, -1, 2}, t);
+    for (const auto policy : {ufunc::fp_policy::ignore, ufunc::fp_policy::warn}) {
+      ufunc::errstate guard({.all = policy});
+      for (const auto target : {cpu, cuda}) {
+        CAPTURE(ufunc::to_string(target));
+        CHECK_THROWS_WITH_AS(ufunc::power.reduce(x, {.target = target}), message, ufunc::value_error);
+        CHECK_THROWS_WITH_AS(ufunc::power.accumulate(x, {.target = target}), message, ufunc::value_error);
+        // Segments [2] and [3, -1, 2]: the -1 is an exponent.
+        CHECK_THROWS_WITH_AS(ufunc::power.reduceat(x, indices({0, 1}), {.target = target}), message,
+                             ufunc::value_error);
+        auto a = ints({2, 3}, t);
+        CHECK_THROWS_WITH_AS(ufunc::power.at(a, indices({1}), ints({-2}, t), {.target = target}), message,
+                             ufunc::value_error);
+      }
+      // Device data: the method waits for its kernel, the error comes from it.
+      CHECK_THROWS_WITH_AS(ufunc::power.reduce(ufunc::to_device(x), {.target = cuda}), message, ufunc::value_error);
+      // A first element is no exponent.
+      CHECK(as_int64(ufunc::power.reduceat(x, indices({0, 2}), {.target = cuda})) == std::vector<std::int64_t>{8, 1});
+    }
+  }
+  // A negative base is fine; the next method works.
+  CHECK(as_int64(ufunc::power.reduce(ints({-2, 3}, ufunc::int32), {.target = cuda})) == std::vector<std::int64_t>{-8});
+}
+
+TEST_CASE("cuda: integer power methods give the host target's results, wrap-around included") {
+  // (6, 50) arrays whose folds raise bases (-4..4, at the first position of every
+  // fold) to exponents (0..4, every other position): `by_rows` for folds along axis 1
+  // (columns 0, 3, 10 and 49 start reduceat's segments), `by_columns` along axis 0.
+  constexpr std::int64_t rows = 6, cols = 50;
+  const auto fill = [&](bool signed_bases, auto is_base) {
+    std::vector<std::int64_t> v(static_cast<std::size_t>(rows * cols));
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) {
+        const std::int64_t i = r * cols + c;
+        const std::int64_t base = i * 7 % 9 - 4;
+        v[static_cast<std::size_t>(i)] = is_base(r, c) ? (signed_bases || base >= 0 ? base : -base) : i % 5;
+      }
+    return v;
+  };
+  for (const auto t :
+       {ufunc::int8, ufunc::uint8, ufunc::int16, ufunc::int32, ufunc::uint32, ufunc::int64, ufunc::uint64}) {
+    CAPTURE(t.name());
+    const bool is_signed = t.kind() == ufunc::dtype_kind::signed_int;
+    const auto by_rows =
+        ints(fill(is_signed, [](std::int64_t, std::int64_t c) { return c == 0 || c == 3 || c == 10 || c == 49; }), t,
+             {rows, cols});
+    const auto by_columns = ints(fill(is_signed, [](std::int64_t r, std::int64_t) { return r == 0; }), t, {rows, cols});
+    const auto run = [&](ufunc::target_id target) {
+      std::vector<std::vector<std::int64_t>> r;
+      r.push_back(as_int64(ufunc::power.reduce(by_columns, {.axis = 0, .target = target})));
+      r.push_back(as_int64(ufunc::power.accumulate(by_columns, {.axis = 0, .target = target})));
+      r.push_back(as_int64(ufunc::power.reduce(by_rows, {.axis = 1, .target = target})));
+      r.push_back(as_int64(ufunc::power.accumulate(by_rows, {.axis = 1, .target = target})));
+      r.push_back(as_int64(ufunc::power.reduceat(by_rows, indices({0, 3, 10, 49}), {.axis = 1, .target = target})));
+      auto a = by_rows.copy();
+      ufunc::power.at(a, indices({0, 2, 2, 5}), ints(std::vector<std::int64_t>(4 * cols, 3), t, {4, cols}),
+                      {.target = target});
+      r.push_back(as_int64(a));
+      return r;
+    };
+    const auto host = run(cpu);
+    const auto device = run(cuda);
+    REQUIRE(host.size() == device.size());
+    for (std::size_t k = 0; k < host.size(); ++k) {
+      CAPTURE(k);
+      CHECK(device[k] == host[k]);
+    }
+    // NumPy: np.power.reduce(np.array([3, 5], np.int8)) is 3 ** 5 = 243 wrapped, -13.
+    CHECK(as_int64(ufunc::power.reduce(ints({3, 5}, t), {.target = cuda})) ==
+          std::vector<std::int64_t>{t == ufunc::int8 ? -13 : 243});
+  }
 }

@@ -46,11 +46,6 @@ UFUNC_USES_CUB(maximum)
 UFUNC_USES_CUB(minimum)
 #undef UFUNC_USES_CUB
 
-template <class Op, class Sig>
-constexpr bool integer_power = false;
-template <class T>
-constexpr bool integer_power<ops::power, T(T, T)> = std::is_integral_v<T>;
-
 template <int Index, class Op, class Sig>
 void put(device_kernel_table& table) {
   if constexpr (Index % cuda_kernel_parts == UFUNC_KERNEL_PART) {
@@ -64,12 +59,11 @@ void put(device_kernel_table& table) {
     // Device reduce/accumulate/at kernels (ufunc methods). The full set (block
     // reductions) only for the reorderable fold loops; the others reduce in order
     // (NumPy's order) and get the sequential set, one kernel; unary loops get their at
-    // kernel. The full set would double a loop's compile time.
+    // kernel. The full set would double a loop's compile time. Integer power's methods
+    // report a negative exponent through the launch's flag slot, which the host turns
+    // into NumPy's ValueError (backends/cuda/src/fp_reports.cpp).
     if constexpr (is_fold_signature<Sig> && reorderable_loop<Op, Sig>)
       k.methods = backends::cuda::device_method_loop<Sig, Op>;
-    else if constexpr (integer_power<Op, Sig>)
-      ;  // no device methods (target_error): NumPy raises ValueError for a negative exponent,
-         // which the elementwise kernels report through the call's slot but the methods do not
     else if constexpr (is_fold_signature<Sig>)
       k.methods = backends::cuda::device_method_loop_sequential<Sig, Op>;
     else if constexpr (is_unary_signature<Sig>)

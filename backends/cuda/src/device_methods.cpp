@@ -16,6 +16,7 @@
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/iteration.hpp>
 #include <ufunc/core/transfer.hpp>
+#include "fp_reports.hpp"
 
 #include "at_gather.hpp"
 
@@ -31,8 +32,18 @@ struct device_context {
   bool host_io = false;  // every operand on the host: copy in, copy the result back
 };
 
+// Every method's driver starts here, which also names the method for the flags its
+// launches report (cuda::launch_method attaches the slots): the ufunc's name, as the
+// host reports it, and whether its loop may refuse values. The one built-in loop that
+// does is signed integer power (a negative exponent is NumPy's ValueError, which its
+// kernels report through the slot), as for calls (device_run.cpp); without `loop`
+// every power loop is taken to (its launches wait for their kernels).
 device_context context_of(const function& f, const char* method, std::initializer_list<const array*> arrays,
-                          stream_ref requested) {
+                          stream_ref requested, const loop_entry* loop = nullptr) {
+  const bool refuses_values =
+      f.name() == "power" &&
+      (loop == nullptr || (loop->types.nin() == 2 && loop->types.input(1).kind() == dtype_kind::signed_int));
+  cuda::fp_reports::begin_method(f.name(), refuses_values);
   device_context ctx;
   std::optional<ufunc::device> seen;
   for (const array* a : arrays) {
@@ -184,7 +195,7 @@ array deliver(const array& computed, const array* out, const device_context& ctx
 array reduce_on_device(const function& f, const array& a, const reduce_options& o, const reduce_plan& p) {
   require_device_code(f, "reduce", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
-  const device_context ctx = context_of(f, "reduce", {&a, out, &o.where}, o.stream);
+  const device_context ctx = context_of(f, "reduce", {&a, out, &o.where}, o.stream, &p.loop);
   const array x = as_type(on_device(a, ctx), p.type, ctx);
   const array where = o.where.valid() ? on_device(o.where, ctx) : array();
   const bool direct = out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, a) &&
@@ -214,7 +225,7 @@ array reduce_on_device(const function& f, const array& a, const reduce_options& 
 array accumulate_on_device(const function& f, const array& a, const accumulate_options& o, const accumulate_plan& p) {
   require_device_code(f, "accumulate", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
-  const device_context ctx = context_of(f, "accumulate", {&a, out}, o.stream);
+  const device_context ctx = context_of(f, "accumulate", {&a, out}, o.stream, &p.loop);
   const array x = as_type(on_device(a, ctx), p.type, ctx);
   const bool direct =
       out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, x) && !has_zero_stride(*out);
@@ -247,7 +258,7 @@ array reduceat_on_device(const function& f, const array& a, std::span<const std:
                          const accumulate_options& o, const accumulate_plan& p) {
   require_device_code(f, "reduceat", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
-  const device_context ctx = context_of(f, "reduceat", {&a, out}, o.stream);
+  const device_context ctx = context_of(f, "reduceat", {&a, out}, o.stream, &p.loop);
   const array x = as_type(on_device(a, ctx), p.type, ctx);
   dim_vector shape = a.shape();
   shape[p.axis] = static_cast<std::int64_t>(idx.size());

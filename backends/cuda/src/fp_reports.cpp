@@ -91,15 +91,23 @@ struct pending {
   std::string name;
   fp_errors policies;
   cudaEvent_t checkpoint = nullptr;  // recorded after this call's launch, if any
+  unsigned long long method = 0;     // begin_method's id; 0 for a call
 };
 
 struct device_state {
   ring r;
   std::deque<pending> queue;  // in the order of the calls, hence of their slots
+  // The method whose launches were reported last, and the kinds reported for it: its
+  // later launches report only new kinds.
+  unsigned long long reported_method = 0;
+  unsigned reported_flags = 0;
 };
 
 struct thread_state {
   std::vector<device_state> devices;
+  std::string method_name = "ufunc";
+  bool method_refuses_values = false;
+  unsigned long long method_id = 0;
 
   device_state& on(int device) {
     if (devices.size() <= static_cast<std::size_t>(device)) devices.resize(static_cast<std::size_t>(device) + 1);
@@ -139,9 +147,18 @@ std::deque<pending>::iterator finish(device_state& d, std::deque<pending>::itera
   pending p = std::move(*it);
   it = d.queue.erase(it);
   if (p.checkpoint) d.r.spare_events.push_back(p.checkpoint);
-  const unsigned flags = read_slot(d.r, p.slot);
+  unsigned flags = read_slot(d.r, p.slot);
   // NumPy's ValueError comes from the loop, before any floating-point policy.
   if (flags & device_fp_sink::negative_power) throw value_error("Integers to negative integer powers are not allowed.");
+  if (p.method != 0) {
+    if (p.method != d.reported_method) {
+      d.reported_method = p.method;
+      d.reported_flags = 0;
+    }
+    const unsigned fresh = flags & ~d.reported_flags;
+    d.reported_flags |= flags;
+    flags = fresh;
+  }
   if (flags != 0) ufunc::detail::fp_report(p.name, flags, p.policies);
   return it;
 }
@@ -175,8 +192,8 @@ bool completed(void* stream, void* synced) {
 
 }  // namespace
 
-call_scope::call_scope(std::string_view name, int device, void* stream, bool refuses_values)
-    : name_(name), device_(device), stream_(stream), refuses_values_(refuses_values) {
+call_scope::call_scope(std::string_view name, int device, void* stream, bool refuses_values, unsigned long long method)
+    : name_(name), device_(device), stream_(stream), refuses_values_(refuses_values), method_(method) {
   if (!refuses_values && !ufunc::detail::fp_checks_enabled()) return;
   policies_ = geterr();
   auto& d = t_state.on(device);
@@ -194,7 +211,7 @@ call_scope::call_scope(std::string_view name, int device, void* stream, bool ref
 void call_scope::launched() {
   if (sink_.flags == nullptr) return;
   auto& d = t_state.on(device_);
-  d.queue.push_back({slot_, stream_, std::string(name_), policies_});
+  d.queue.push_back({slot_, stream_, std::string(name_), policies_, nullptr, method_});
   if (sink_.seq % checkpoint_interval == 0) {
     cudaEvent_t event = nullptr;
     if (!d.r.spare_events.empty()) {
@@ -212,6 +229,16 @@ void call_scope::launched() {
     check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "cudaStreamSynchronize (floating-point flags)");
     report_completed(stream_);
   }
+}
+
+void begin_method(std::string_view name, bool refuses_values) {
+  t_state.method_name.assign(name);
+  t_state.method_refuses_values = refuses_values;
+  ++t_state.method_id;
+}
+
+method_info current_method() noexcept {
+  return {t_state.method_name, t_state.method_refuses_values, t_state.method_id};
 }
 
 void report_completed(void* stream) {

@@ -8,6 +8,13 @@
 // for its kernel, so that the exception or the function comes from that call, as
 // in NumPy; so does a loop that refuses values (signed integer power: a negative
 // exponent is a value_error, whatever the policies).
+//
+// The ufunc methods (reduce, accumulate, reduceat, at) launch through
+// cuda::launch_method, which gives each launch a slot the same way. It does not see
+// the ufunc, so the method's driver (device_methods.cpp) names it first with
+// begin_method. A method may take several launches (reduceat: one per segment); each
+// kind is reported once per method, as the host checks its flags once after the
+// whole method.
 #pragma once
 
 #include <string_view>
@@ -21,7 +28,9 @@ namespace ufunc::backends::cuda::fp_reports {
 /// into the device_call, and call launched() once the launch succeeded.
 class call_scope {
  public:
-  call_scope(std::string_view name, int device, void* stream, bool refuses_values = false);
+  /// `method`: begin_method's id for a launch of a device method (0 for a call).
+  call_scope(std::string_view name, int device, void* stream, bool refuses_values = false,
+             unsigned long long method = 0);
   [[nodiscard]] const device_fp_sink& sink() const noexcept { return sink_; }
   void launched();
 
@@ -30,10 +39,22 @@ class call_scope {
   int device_;
   void* stream_;
   bool refuses_values_;
+  unsigned long long method_;
   fp_errors policies_{};
   device_fp_sink sink_{};
   unsigned slot_ = 0;
 };
+
+/// The device method the calling thread runs from now on: its ufunc's name, whether
+/// its loop refuses values (signed integer power), and an id that tells its launches
+/// from those of the thread's next method.
+struct method_info {
+  std::string_view name;
+  bool refuses_values = false;
+  unsigned long long id = 0;
+};
+void begin_method(std::string_view name, bool refuses_values);
+[[nodiscard]] method_info current_method() noexcept;
 
 /// Reports the calling thread's calls on `stream` (all completed: the caller has
 /// just waited for it), and those on other streams that have completed.

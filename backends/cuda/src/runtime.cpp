@@ -221,9 +221,25 @@ void launch(device_loop_fn fn, const void* data, const device_call& call) {
   fn(call, data);
 }
 
+// Every method launch gets the calling thread's flag slot here, so that no driver
+// (reduce, accumulate, reduceat, at) has to; under all-ignore policies there is none
+// and the kernels classify nothing. A driver that attached a sink itself keeps it.
 void launch_method(device_method_fn fn, const void* data, const device_method_call& call) {
   select_device(call.device);
-  fn(call, data);
+  if (call.fp.flags != nullptr) {
+    fn(call, data);
+    return;
+  }
+  const fp_reports::method_info m = fp_reports::current_method();
+  fp_reports::call_scope fp(m.name, call.device, call.stream, m.refuses_values, m.id);
+  if (fp.sink().flags == nullptr) {
+    fn(call, data);
+    return;
+  }
+  device_method_call with_sink = call;
+  with_sink.fp = fp.sink();
+  fn(with_sink, data);
+  fp.launched();
 }
 
 }  // namespace ufunc::backends::cuda

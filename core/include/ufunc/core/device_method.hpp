@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include <ufunc/core/config.hpp>
+#include <ufunc/core/device_call.hpp>
 
 namespace ufunc {
 
@@ -48,6 +49,10 @@ struct device_method_call {
   const std::int64_t* offsets = nullptr;
   std::int64_t count = 0;
   std::int64_t b_position_stride = 0;
+  /// Where the kernels report floating-point errors (and integer power's negative
+  /// exponents); null flags: nothing is classified. Drivers leave it empty:
+  /// cuda::launch_method attaches the calling thread's sink.
+  device_fp_sink fp;
 };
 
 /// A device method launcher: enqueues the work of `call` on its stream. `data` is

@@ -23,6 +23,11 @@
 // at: one block walks the index positions in order (NumPy's semantics for repeated
 //   indices with any functor: position k sees the result of position k-1); its
 //   threads share the trailing subspace of one position, then synchronize.
+// Floating-point flags (errstate): when the call carries a sink, every application of
+// the functor is classified as in elementwise calls (fp_flags.hpp), partial combines
+// included; each thread reports what it saw once, at its end. Masked-out elements are
+// never applied, so never classified. Without a sink (every policy ignore) a uniform
+// branch skips the classification.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -43,6 +48,7 @@
 #include <cuda/std/complex>
 
 #include <ufunc/backends/cuda/device_types.hpp>
+#include <ufunc/backends/cuda/fp_flags.hpp>
 #include <ufunc/backends/cuda/runtime.hpp>
 #include <ufunc/core/device_method.hpp>
 #include <ufunc/core/error.hpp>
@@ -64,19 +70,32 @@ struct maybe {
   bool valid;
 };
 
+// f(a, b) in T; with `check`, its flags are added to fl.
+template <class F, class T>
+__device__ __forceinline__ T apply_step(const F& f, T a, T b, bool check, unsigned& fl) {
+  const auto r = f(a, b);
+  if (check) fl |= fp_flags_of<F>(r, a, b);
+  return static_cast<T>(r);
+}
+
+// cub's combining operator; `fl` is the calling thread's flags, null without a sink.
 template <class F, class T>
 struct maybe_op {
   F f;
+  unsigned* fl;
   __device__ __forceinline__ maybe<T> operator()(const maybe<T>& a, const maybe<T>& b) const {
     if (!a.valid) return b;
     if (!b.valid) return a;
-    return {static_cast<T>(f(a.v, b.v)), true};
+    unsigned seen = 0;
+    const T v = apply_step(f, a.v, b.v, fl != nullptr, seen);
+    if (fl != nullptr) *fl |= seen;
+    return {v, true};
   }
 };
 
 template <class T, class F>
-__device__ __forceinline__ void fold(const F& f, maybe<T>& m, T v) {
-  m.v = m.valid ? static_cast<T>(f(m.v, v)) : v;
+__device__ __forceinline__ void fold(const F& f, maybe<T>& m, T v, bool check, unsigned& fl) {
+  m.v = m.valid ? apply_step(f, m.v, v, check, fl) : v;
   m.valid = true;
 }
 
@@ -115,18 +134,20 @@ struct reduce_params {
   void* partials;
   bool has_start;  // acc is not initialized: every output starts from `start`
   alignas(16) unsigned char start[16];
+  device_fp_sink fp;
 };
 
 // The last step of every output: acc = f(base, total), where base is the start value
 // (when the host passed it instead of filling acc) or acc's own value.
 template <class F, class T>
-__device__ __forceinline__ void finish(const F& f, const reduce_params& p, T* acc, const maybe<T>& total) {
+__device__ __forceinline__ void finish(const F& f, const reduce_params& p, T* acc, const maybe<T>& total,
+                                       unsigned& fl) {
   T base;
   if (p.has_start)
     memcpy(&base, p.start, sizeof(T));
   else
     base = *acc;
-  *acc = total.valid ? static_cast<T>(f(base, total.v)) : base;
+  *acc = total.valid ? apply_step(f, base, total.v, p.fp.flags != nullptr, fl) : base;
 }
 
 // The reduced position r of one output: x and mask offsets.
@@ -160,6 +181,8 @@ __global__ void __launch_bounds__(threads) reduce_inner_kernel(F f, reduce_param
   const char* x = p.x + kx;
   const char* mask = p.mask + km;
   const std::int64_t r0 = b * p.chunk, r1 = min(p.R, r0 + p.chunk);
+  const bool check = p.fp.flags != nullptr;
+  unsigned fl = 0;
   M t{T{}, false};
   std::int64_t r = r0 + threadIdx.x;
   if constexpr (Vec && vector_loads<T>) {
@@ -176,12 +199,12 @@ __global__ void __launch_bounds__(threads) reduce_inner_kernel(F f, reduce_param
 #pragma unroll
       for (int u = 0; u < unroll; ++u)
 #pragma unroll
-        for (int e = 0; e < V::size; ++e) fold(f, t, v[u].v[e]);
+        for (int e = 0; e < V::size; ++e) fold(f, t, v[u].v[e], check, fl);
     }
     for (; i < nv; i += threads) {
       const V v = xv[i];
 #pragma unroll
-      for (int e = 0; e < V::size; ++e) fold(f, t, v.v[e]);
+      for (int e = 0; e < V::size; ++e) fold(f, t, v.v[e], check, fl);
     }
     r = r0 + nv * V::size + threadIdx.x;
   }
@@ -198,21 +221,23 @@ __global__ void __launch_bounds__(threads) reduce_inner_kernel(F f, reduce_param
     }
 #pragma unroll
     for (int u = 0; u < unroll; ++u)
-      if (sel[u]) fold(f, t, v[u]);
+      if (sel[u]) fold(f, t, v[u], check, fl);
   }
   for (; r < r1; r += threads) {
     std::int64_t ox, om;
     reduced_offset(p.red, r, ox, om);
-    if (!Mask || ld<bool>(mask + om)) fold(f, t, ld<T>(x + ox));
+    if (!Mask || ld<bool>(mask + om)) fold(f, t, ld<T>(x + ox), check, fl);
   }
   using block_reduce = cub::BlockReduce<M, threads>;
   __shared__ typename block_reduce::TempStorage storage;
-  const M total = block_reduce(storage).Reduce(t, maybe_op<F, T>{f});
-  if (threadIdx.x != 0) return;
-  if (p.nb == 1)
-    finish(f, p, reinterpret_cast<T*>(p.acc + ka), total);
-  else
-    static_cast<M*>(p.partials)[k * p.nb + b] = total;
+  const M total = block_reduce(storage).Reduce(t, maybe_op<F, T>{f, check ? &fl : nullptr});
+  if (threadIdx.x == 0) {
+    if (p.nb == 1)
+      finish(f, p, reinterpret_cast<T*>(p.acc + ka), total, fl);
+    else
+      static_cast<M*>(p.partials)[k * p.nb + b] = total;
+  }
+  if (check) report_fp(p.fp, fl);
 }
 
 // Many short reductions: a warp per output (8 per block), lanes folding in order,
@@ -226,6 +251,8 @@ __global__ void __launch_bounds__(threads) reduce_warp_kernel(F f, reduce_params
   const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * warps_per_block + warp;
   using warp_reduce = cub::WarpReduce<M>;
   __shared__ typename warp_reduce::TempStorage storage[warps_per_block];
+  const bool check = p.fp.flags != nullptr;
+  unsigned fl = 0;
   M t{T{}, false};
   std::int64_t kx = 0, ka = 0, km = 0;
   if (k < p.K) {
@@ -245,16 +272,17 @@ __global__ void __launch_bounds__(threads) reduce_warp_kernel(F f, reduce_params
       }
 #pragma unroll
       for (int u = 0; u < unroll; ++u)
-        if (sel[u]) fold(f, t, v[u]);
+        if (sel[u]) fold(f, t, v[u], check, fl);
     }
     for (; r < p.R; r += 32) {
       std::int64_t ox, om;
       reduced_offset(p.red, r, ox, om);
-      if (!Mask || ld<bool>(mask + om)) fold(f, t, ld<T>(x + ox));
+      if (!Mask || ld<bool>(mask + om)) fold(f, t, ld<T>(x + ox), check, fl);
     }
   }
-  const M total = warp_reduce(storage[warp]).Reduce(t, maybe_op<F, T>{f});
-  if (lane == 0 && k < p.K) finish(f, p, reinterpret_cast<T*>(p.acc + ka), total);
+  const M total = warp_reduce(storage[warp]).Reduce(t, maybe_op<F, T>{f, check ? &fl : nullptr});
+  if (lane == 0 && k < p.K) finish(f, p, reinterpret_cast<T*>(p.acc + ka), total, fl);
+  if (check) report_fp(p.fp, fl);
 }
 
 // The partials of one output's blocks, in block order, into acc.
@@ -263,16 +291,20 @@ __global__ void __launch_bounds__(threads) combine_blocks_kernel(F f, reduce_par
   using M = maybe<T>;
   const std::int64_t k = blockIdx.x;
   const M* parts = static_cast<const M*>(p.partials) + k * p.nb;
+  const bool check = p.fp.flags != nullptr;
+  unsigned fl = 0;
+  const maybe_op<F, T> op{f, check ? &fl : nullptr};
   M t{T{}, false};
-  for (std::int64_t j = threadIdx.x; j < p.nb; j += threads) t = maybe_op<F, T>{f}(t, parts[j]);
+  for (std::int64_t j = threadIdx.x; j < p.nb; j += threads) t = op(t, parts[j]);
   using block_reduce = cub::BlockReduce<M, threads>;
   __shared__ typename block_reduce::TempStorage storage;
-  const M total = block_reduce(storage).Reduce(t, maybe_op<F, T>{f});
+  const M total = block_reduce(storage).Reduce(t, op);
   if (threadIdx.x == 0) {
     std::int64_t kx = 0, ka = 0, km = 0;
     p.kept.offsets(k, kx, ka, km);
-    finish(f, p, reinterpret_cast<T*>(p.acc + ka), total);
+    finish(f, p, reinterpret_cast<T*>(p.acc + ka), total, fl);
   }
+  if (check) report_fp(p.fp, fl);
 }
 
 // Positions r0..r1 of one output's reduced run, in order, each selected value handed to
@@ -312,6 +344,8 @@ __global__ void __launch_bounds__(threads) reduce_outer_kernel(F f, reduce_param
   std::int64_t kx = 0, ka = 0, km = 0;
   p.kept.offsets(k, kx, ka, km);
   T* acc = reinterpret_cast<T*>(p.acc + ka);
+  const bool check = p.fp.flags != nullptr;
+  unsigned fl = 0;
   M t{T{}, false};
   if constexpr (Direct) {
     t.valid = true;
@@ -321,13 +355,14 @@ __global__ void __launch_bounds__(threads) reduce_outer_kernel(F f, reduce_param
       t.v = *acc;
   }
   const std::int64_t r0 = s * p.chunk, r1 = min(p.R, r0 + p.chunk);
-  fold_run<T>(p, kx, km, r0, r1, Mask, [&](T v) { fold(f, t, v); });
+  fold_run<T>(p, kx, km, r0, r1, Mask, [&](T v) { fold(f, t, v, check, fl); });
   if constexpr (Direct)
     *acc = t.v;
   else if (p.nb == 1)
-    finish(f, p, acc, t);
+    finish(f, p, acc, t, fl);
   else
     static_cast<M*>(p.partials)[s * p.K + k] = t;
+  if (check) report_fp(p.fp, fl);
 }
 
 template <class F, class T>
@@ -336,11 +371,15 @@ __global__ void __launch_bounds__(threads) combine_slices_kernel(F f, reduce_par
   const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
   if (k >= p.K) return;
   const M* parts = static_cast<const M*>(p.partials);
+  const bool check = p.fp.flags != nullptr;
+  unsigned fl = 0;
+  const maybe_op<F, T> op{f, check ? &fl : nullptr};
   M t{T{}, false};
-  for (std::int64_t s = 0; s < p.nb; ++s) t = maybe_op<F, T>{f}(t, parts[s * p.K + k]);
+  for (std::int64_t s = 0; s < p.nb; ++s) t = op(t, parts[s * p.K + k]);
   std::int64_t kx = 0, ka = 0, km = 0;
   p.kept.offsets(k, kx, ka, km);
-  finish(f, p, reinterpret_cast<T*>(p.acc + ka), t);
+  finish(f, p, reinterpret_cast<T*>(p.acc + ka), t, fl);
+  if (check) report_fp(p.fp, fl);
 }
 
 struct accumulate_params {
@@ -348,6 +387,7 @@ struct accumulate_params {
   const char* x;
   dims other;
   std::int64_t K, L, out_step, x_step;
+  device_fp_sink fp;
 };
 
 // This thread's output of an accumulation, in order: a = step(a, x). Shared by
@@ -367,7 +407,10 @@ __device__ __forceinline__ void accumulate_one(const accumulate_params& p, Step 
 
 template <class F, class T>
 __global__ void __launch_bounds__(threads) accumulate_kernel(F f, accumulate_params p) {
-  accumulate_one<T>(p, [&](T a, T x) { return static_cast<T>(f(a, x)); });
+  const bool check = p.fp.flags != nullptr;
+  unsigned fl = 0;
+  accumulate_one<T>(p, [&](T a, T x) { return apply_step(f, a, x, check, fl); });
+  if (check) report_fp(p.fp, fl);
 }
 
 struct at_params {
@@ -377,6 +420,7 @@ struct at_params {
   std::int64_t count;
   dims sub;  // x: b strides, acc: a strides
   std::int64_t sub_size;
+  device_fp_sink fp;
 };
 
 // Every position of a ufunc.at, in index order, one block: *e = update(*e, b element).
@@ -398,12 +442,18 @@ __device__ __forceinline__ void at_positions(const at_params& p, Update update) 
 
 template <class F, class T, int NIN>
 __global__ void __launch_bounds__(threads) at_kernel(F f, at_params p) {
+  const bool check = p.fp.flags != nullptr;
+  unsigned fl = 0;
   at_positions<T>(p, [&](T e, const char* b) {
-    if constexpr (NIN == 1)
-      return static_cast<T>(f(e));
-    else
-      return static_cast<T>(f(e, ld<T>(b)));
+    if constexpr (NIN == 1) {
+      const auto r = f(e);
+      if (check) fl |= fp_flags_of<F>(r, e);
+      return static_cast<T>(r);
+    } else {
+      return apply_step(f, e, ld<T>(b), check, fl);
+    }
   });
+  if (check) report_fp(p.fp, fl);
 }
 
 // Loops that may not regroup (subtract, float multiply, power, ...; c.reorderable is
@@ -418,35 +468,52 @@ struct sequential_params {
   reduce_params r;
   accumulate_params a;
   at_params t;
+  device_fp_sink fp;
+};
+
+// One application and its flags (classified here, in the one copy of the functor).
+template <class T>
+struct stepped {
+  T v;
+  unsigned flags;
 };
 
 template <class F, class T>
-__device__ __noinline__ T sequential_step(F f, T a, T b) {
-  return static_cast<T>(f(a, b));
+__device__ __noinline__ stepped<T> sequential_step(F f, T a, T b, bool check) {
+  const auto r = f(a, b);
+  return {static_cast<T>(r), check ? fp_flags_of<F>(r, a, b) : 0u};
 }
 
 template <class F, class T>
 __global__ void __launch_bounds__(threads) sequential_kernel(F f, sequential_params sp) {
-  const auto step = [&](T a, T b) { return sequential_step(f, a, b); };
+  const bool check = sp.fp.flags != nullptr;
+  unsigned fl = 0;
+  const auto step = [&](T a, T b) {
+    const stepped<T> s = sequential_step(f, a, b, check);
+    fl |= s.flags;
+    return s.v;
+  };
   if (sp.mode == sequential_mode::reduce) {
     const reduce_params& p = sp.r;
     const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
-    if (k >= p.K) return;
-    std::int64_t kx = 0, ka = 0, km = 0;
-    p.kept.offsets(k, kx, ka, km);
-    T* acc = reinterpret_cast<T*>(p.acc + ka);
-    T t;
-    if (p.has_start)
-      memcpy(&t, p.start, sizeof(T));
-    else
-      t = *acc;
-    fold_run<T>(p, kx, km, 0, p.R, p.mask != nullptr, [&](T v) { t = step(t, v); });
-    *acc = t;
+    if (k < p.K) {
+      std::int64_t kx = 0, ka = 0, km = 0;
+      p.kept.offsets(k, kx, ka, km);
+      T* acc = reinterpret_cast<T*>(p.acc + ka);
+      T t;
+      if (p.has_start)
+        memcpy(&t, p.start, sizeof(T));
+      else
+        t = *acc;
+      fold_run<T>(p, kx, km, 0, p.R, p.mask != nullptr, [&](T v) { t = step(t, v); });
+      *acc = t;
+    }
   } else if (sp.mode == sequential_mode::accumulate) {
     accumulate_one<T>(sp.a, step);
   } else {
     at_positions<T>(sp.t, [&](T e, const char* b) { return step(e, ld<T>(b)); });
   }
+  if (check) report_fp(sp.fp, fl);
 }
 
 inline int sm_count(int device) {
@@ -487,6 +554,7 @@ inline bool make_reduce_params(const device_method_call& c, reduce_params& p) {
   p.mask = c.has_mask ? reinterpret_cast<const char*>(c.base[2]) : nullptr;
   p.has_start = c.has_start;
   std::memcpy(p.start, c.start, sizeof(p.start));
+  p.fp = c.fp;
   p.K = p.R = 1;
   for (int d = 0; d < c.ndim; ++d) {
     if (c.shape[d] == 1) continue;
@@ -505,6 +573,7 @@ inline bool make_accumulate_params(const device_method_call& c, accumulate_param
   check_dims(c);
   p.out = reinterpret_cast<char*>(c.base[0]);
   p.x = reinterpret_cast<const char*>(c.base[1]);
+  p.fp = c.fp;
   p.K = 1;
   for (int d = 0; d < c.ndim; ++d) {
     if (d == c.axis) continue;
@@ -525,6 +594,7 @@ inline bool make_at_params(const device_method_call& c, at_params& p, int nin) {
   p.b = reinterpret_cast<const char*>(c.base[1]);
   p.offsets = c.offsets;
   p.count = c.count;
+  p.fp = c.fp;
   p.sub_size = 1;
   for (int d = 0; d < c.ndim; ++d) {
     if (c.shape[d] == 1) continue;
@@ -686,6 +756,7 @@ struct sequential_methods {
     const F& f = *static_cast<const F*>(data);
     const auto stream = static_cast<cudaStream_t>(c.stream);
     sequential_params sp{};
+    sp.fp = c.fp;
     std::int64_t blocks = 1;
     switch (c.kind) {
       case device_method::reduce:
