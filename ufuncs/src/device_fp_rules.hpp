@@ -66,8 +66,9 @@ struct fp_rule<::ufunc::ops::multiply> {
   __device__ static unsigned flags(const R& r, const A& a, const B& b) {
     unsigned f = fp::generic(r, a, b);
     if constexpr (fp_rules::real_float<R>)
-      f |= fp_rules::underflow_if(r, fp_rules::finite_nonzero(a) && fp_rules::finite_nonzero(b),
-                                  fp_rules::product_inexact(R(a), R(b), r));
+      if (fp::is_tiny(r))  // a branch, so that a normal product costs no residual (fma)
+        f |= fp_rules::underflow_if(r, fp_rules::finite_nonzero(a) && fp_rules::finite_nonzero(b),
+                                    fp_rules::product_inexact(R(a), R(b), r));
     return f;
   }
 };

@@ -84,6 +84,12 @@ __device__ __forceinline__ unsigned result_flags(const R& r, bool input_nan, boo
 /// overflows in its real part.
 template <class R, class... A>
 __device__ __forceinline__ unsigned generic(const R& r, const A&... a) {
+  if constexpr (!several_outputs<R>::value) {
+    // Nearly every result is finite: one test on it, a branch the whole warp takes
+    // together, and the inputs are not classified (what gathering flags costs a
+    // memory-bound kernel is these instructions).
+    if (!any_nan(r) && !any_inf(r)) return 0u;
+  }
   const bool input_nan = (any_nan(a) || ...);
   const bool input_inf = (any_inf(a) || ...);
   if constexpr (several_outputs<R>::value) {
