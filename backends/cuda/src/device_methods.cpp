@@ -6,6 +6,7 @@
 // the host must read to check them before anything is written.
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -451,6 +452,9 @@ void at_rounds_path(const function& f, const array& ad, const array& b, const at
   co.casting = casting::unsafe;
   co.target = target_id::cuda;
   co.stream = ctx.s;
+  // errstate 'raise': NumPy applies every position, then raises; a round's call has
+  // written its results when it raises, so they are scattered and the rounds go on.
+  std::exception_ptr raised;
   for (std::size_t round = 0; round + 1 < r.round_start.size(); ++round) {
     const std::int64_t first = r.round_start[round];
     const std::int64_t n = r.round_start[round + 1] - first;
@@ -460,33 +464,37 @@ void at_rounds_path(const function& f, const array& ad, const array& b, const at
     cuda::at_moves::gather(ma);
     const array ta = restride(ta_all, tshape, ta_all.strides(), ta_all.data());
     co.out = {ta};
-    if (plan.unary) {
-      f(ta, co);
-    } else if (b_varies) {
-      mb.offsets = offsets + 2 * first + 1;
-      mb.count = n;
-      cuda::at_moves::gather(mb);
-      f(ta, restride(tb_all, tshape, tb_all.strides(), tb_all.data()), co);
-    } else {
-      f(ta, b_same, co);
+    try {
+      if (plan.unary) {
+        f(ta, co);
+      } else if (b_varies) {
+        mb.offsets = offsets + 2 * first + 1;
+        mb.count = n;
+        cuda::at_moves::gather(mb);
+        f(ta, restride(tb_all, tshape, tb_all.strides(), tb_all.data()), co);
+      } else {
+        f(ta, b_same, co);
+      }
+    } catch (const floating_point_error&) {
+      if (!raised) raised = std::current_exception();
     }
     cuda::at_moves::scatter(ma);
   }
+  if (raised) std::rethrow_exception(raised);
 }
 
 }  // namespace
 
 // Errors: indices were checked before this runs, so nothing is written for a bad
-// index. An error raised by the call of a round (errstate 'raise', a negative integer
-// exponent) leaves a with the rounds before it applied and that round and the later
-// ones not: with no repeated index, a is untouched; NumPy, applying positions one by
-// one, would have applied the positions before the failing one (and for a floating
-// point 'raise' every position, since it checks the flags at the end). Host-in/host-out
-// copies that state back too. Floating-point errors of the rounds are reported by each
+// index. errstate 'raise' applies every position and raises afterwards, as NumPy (which
+// checks the flags at the end). A negative integer exponent leaves a with the rounds
+// before it applied and that round and the later ones not: with no repeated index, a is
+// untouched; NumPy, applying positions one by one, would have applied the positions
+// before the failing one. Host-in/host-out copies that state back too. Floating-point errors of the rounds are reported by each
 // round's call (NumPy reports once per at: a 'warn' may repeat when an index repeats).
 void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
   const auto& t = plan.loop.types;
-  const device_context ctx = context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream);
+  const device_context ctx = context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream, &plan.loop);
   const std::int64_t npos = shape_size(plan.index_shape);
   if (npos == 0 || shape_size(plan.sub_shape) == 0) return;
   if (plan.sub_shape.size() > static_cast<std::size_t>(max_ndim)) throw value_error("too many dimensions");
