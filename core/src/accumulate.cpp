@@ -208,6 +208,7 @@ array function::reduceat(const array& a, const array& indices, const accumulate_
     rp.loop = p.loop;
     rp.type = p.type;
     rp.has_start = true;  // the slice's first element, copied below
+    detail::fp_scope fp;  // one report for every segment, as NumPy
     for (std::size_t k = 0; k < idx.size(); ++k) {
       const std::int64_t start = idx[k];
       const std::int64_t end = k + 1 == idx.size() ? len : std::max(idx[k + 1], start + 1);
@@ -216,9 +217,10 @@ array function::reduceat(const array& a, const array& indices, const accumulate_
       if (end - start > 1) {
         rp.shape = acc.shape();
         detail::run_reduce_folds(*this, place.target, rp, detail::slice_along(a, p.axis, start + 1, end - start - 1),
-                                 array(), acc, /*keepdims=*/true);
+                                 array(), acc, /*keepdims=*/true, &fp);
       }
     }
+    fp.finish(name());
   }
   if (out == nullptr) return res;
   if (!direct) detail::copy_cast(res, *out);

@@ -157,7 +157,7 @@ bool has_zero_stride(const array& a) {
 // Folds `a` (and the mask) into `acc`, which has been initialized: one box when a
 // start value exists, else the boxes that leave out the element copied first.
 void run_reduce_folds(const function& f, target_id t, const reduce_plan& p, const array& a, const array& where,
-                      const array& acc, bool keepdims) {
+                      const array& acc, bool keepdims, fp_scope* method_fp) {
   const dim_vector acc_strides = spread_strides(p, acc, keepdims);
   dim_vector where_strides;
   if (where.valid()) where_strides = broadcast_strides(where.shape(), where.strides(), a.shape());
@@ -167,7 +167,8 @@ void run_reduce_folds(const function& f, target_id t, const reduce_plan& p, cons
   fl.reduce = p.loop.reduce;
   fl.reorderable = p.loop.reorderable;
   fl.type = p.type;
-  fp_scope fp;
+  fp_scope own;
+  fp_scope& fp = method_fp != nullptr ? *method_fp : own;
   auto run_box = [&](const dim_vector& shape, const std::byte* x, const std::byte* mask) {
     fold_view v;
     v.shape = shape;
@@ -204,7 +205,7 @@ void run_reduce_folds(const function& f, target_id t, const reduce_plan& p, cons
     }
     for (auto b = boxes.rbegin(); b != boxes.rend(); ++b) run_box(b->first, base + a.strides()[b->second], nullptr);
   }
-  fp.finish(f.name());
+  if (method_fp == nullptr) fp.finish(f.name());
 }
 
 }  // namespace detail

@@ -491,14 +491,14 @@ TEST_CASE("cuda methods: integer power.at, and a negative exponent raises value_
   ufunc::power->at(d, ufunc::asarray<std::int64_t>({0, 0, 1}),
                    ufunc::to_device(ufunc::asarray<std::int64_t>({2, 3, 4})), {.target = gpu});
   CHECK(host_values<std::int64_t>(d) == std::vector<std::int64_t>{64, 81, 1, 5});
-  // No repeat: one round, and nothing of it applied before the error (NumPy, going
-  // position by position, would have applied a[1] **= 2 first).
+  // As NumPy: the element with a negative exponent stays as it was, the others are
+  // applied, then the error (np.power.at([64, 81, 1, 5], [1, 2], [2, -1]) leaves
+  // [64, 6561, 1, 5]).
   CHECK_THROWS_AS(ufunc::power->at(d, ufunc::asarray<std::int64_t>({1, 2}),
                                    ufunc::to_device(ufunc::asarray<std::int64_t>({2, -1})), {.target = gpu}),
                   ufunc::value_error);
-  CHECK(host_values<std::int64_t>(d) == std::vector<std::int64_t>{64, 81, 1, 5});
-  // The exponent -1 in the second round: the first is applied, as NumPy applies the
-  // positions before the failing one (3 ** 2 = 9).
+  CHECK(host_values<std::int64_t>(d) == std::vector<std::int64_t>{64, 6561, 1, 5});
+  // The exponent -1 at a repeated index: 3 ** 2 = 9 applied, the -1 not.
   auto e = ufunc::to_device(ufunc::asarray<std::int64_t>({3, 4}));
   CHECK_THROWS_AS(ufunc::power->at(e, ufunc::asarray<std::int64_t>({0, 0}),
                                    ufunc::to_device(ufunc::asarray<std::int64_t>({2, -1})), {.target = gpu}),

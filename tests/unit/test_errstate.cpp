@@ -535,3 +535,17 @@ TEST_CASE("errstate: flags raised on TBB workers reach the caller; the policy ap
 }
 
 #endif
+
+TEST_CASE("errstate: a method reports once, however many segments raise (reduceat, as NumPy)") {
+  // np.add.reduceat(np.full(8, 3e38, np.float32), [0, 2, 4, 6]): every segment overflows, one warning.
+  const auto x = ufunc::full<float>({8}, 3e38f);
+  const auto idx = ufunc::asarray<std::int64_t>({0, 2, 4, 6});
+  for (const auto target : ufunc_test::host_targets()) {
+    CAPTURE(ufunc::to_string(target));
+    std::vector<unsigned> calls;
+    ufunc::errstate guard({.all = fp_policy::call}, [&](std::string_view, unsigned flags) { calls.push_back(flags); });
+    const auto r = ufunc::add.reduceat(x, idx, {.target = target});
+    CHECK(calls == std::vector<unsigned>{static_cast<unsigned>(ufunc::fp_flag::overflow)});
+    CHECK(std::isinf(r.to_vector<float>()[3]));
+  }
+}

@@ -6,15 +6,17 @@
 // the host must read to check them before anything is written.
 #include <algorithm>
 #include <cstring>
-#include <exception>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include <ufunc/backends/cuda/runtime.hpp>
 #include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/detail/methods.hpp>
 #include <ufunc/core/error.hpp>
+#include <ufunc/core/errstate.hpp>
 #include <ufunc/core/iteration.hpp>
 #include <ufunc/core/transfer.hpp>
 #include "fp_reports.hpp"
@@ -452,9 +454,28 @@ void at_rounds_path(const function& f, const array& ad, const array& b, const at
   co.casting = casting::unsafe;
   co.target = target_id::cuda;
   co.stream = ctx.s;
-  // errstate 'raise': NumPy applies every position, then raises; a round's call has
-  // written its results when it raises, so they are scattered and the rounds go on.
-  std::exception_ptr raised;
+  // NumPy applies every position, then reports once. The kinds whose policy is raise or
+  // call are relayed: the rounds' calls hand them to `deferred` (the call policy) rather
+  // than raise mid-way, and they are reported after the last round, so a 'raise' finds
+  // every position applied. warn and print stay with each round's call (a repeated
+  // warning is shown once).
+  const fp_errors policies = geterr();
+  const auto relayed = [](fp_policy p) { return p == fp_policy::raise || p == fp_policy::call; };
+  const unsigned relayed_kinds = (relayed(policies.divide) ? static_cast<unsigned>(fp_flag::divide) : 0u) |
+                                 (relayed(policies.over) ? static_cast<unsigned>(fp_flag::overflow) : 0u) |
+                                 (relayed(policies.under) ? static_cast<unsigned>(fp_flag::underflow) : 0u) |
+                                 (relayed(policies.invalid) ? static_cast<unsigned>(fp_flag::invalid) : 0u);
+  unsigned deferred = 0;
+  std::optional<errstate> relay;
+  if (relayed_kinds != 0) {
+    const auto to_call = [&](fp_policy p) { return relayed(p) ? fp_policy::call : p; };
+    relay.emplace(fp_error_changes{.all = std::nullopt,
+                                   .divide = to_call(policies.divide),
+                                   .over = to_call(policies.over),
+                                   .under = to_call(policies.under),
+                                   .invalid = to_call(policies.invalid)},
+                  [&deferred](std::string_view, unsigned flags) { deferred |= flags; });
+  }
   for (std::size_t round = 0; round + 1 < r.round_start.size(); ++round) {
     const std::int64_t first = r.round_start[round];
     const std::int64_t n = r.round_start[round + 1] - first;
@@ -464,34 +485,31 @@ void at_rounds_path(const function& f, const array& ad, const array& b, const at
     cuda::at_moves::gather(ma);
     const array ta = restride(ta_all, tshape, ta_all.strides(), ta_all.data());
     co.out = {ta};
-    try {
-      if (plan.unary) {
-        f(ta, co);
-      } else if (b_varies) {
-        mb.offsets = offsets + 2 * first + 1;
-        mb.count = n;
-        cuda::at_moves::gather(mb);
-        f(ta, restride(tb_all, tshape, tb_all.strides(), tb_all.data()), co);
-      } else {
-        f(ta, b_same, co);
-      }
-    } catch (const floating_point_error&) {
-      if (!raised) raised = std::current_exception();
+    if (plan.unary) {
+      f(ta, co);
+    } else if (b_varies) {
+      mb.offsets = offsets + 2 * first + 1;
+      mb.count = n;
+      cuda::at_moves::gather(mb);
+      f(ta, restride(tb_all, tshape, tb_all.strides(), tb_all.data()), co);
+    } else {
+      f(ta, b_same, co);
     }
     cuda::at_moves::scatter(ma);
   }
-  if (raised) std::rethrow_exception(raised);
+  relay.reset();
+  if ((deferred & relayed_kinds) != 0) fp_report(f.name(), deferred & relayed_kinds);
 }
 
 }  // namespace
 
 // Errors: indices were checked before this runs, so nothing is written for a bad
-// index. errstate 'raise' applies every position and raises afterwards, as NumPy (which
-// checks the flags at the end). A negative integer exponent leaves a with the rounds
-// before it applied and that round and the later ones not: with no repeated index, a is
-// untouched; NumPy, applying positions one by one, would have applied the positions
-// before the failing one. Host-in/host-out copies that state back too. Floating-point errors of the rounds are reported by each
-// round's call (NumPy reports once per at: a 'warn' may repeat when an index repeats).
+// index. Floating-point errors: every position is applied, then the policies apply,
+// as NumPy (see at_rounds_path; a 'warn' may repeat when an index repeats). Integer
+// power with a negative exponent: the serialized kernel leaves that element as it was
+// and applies the others, then raises, as NumPy. In the rounds (a of another dtype than
+// the loop) the rounds before the failing one stay applied, and that round and the
+// later ones are not. Host-in/host-out copies the state back before the error leaves.
 void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
   const auto& t = plan.loop.types;
   const device_context ctx = context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream, &plan.loop);

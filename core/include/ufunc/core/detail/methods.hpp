@@ -120,8 +120,12 @@ void at_on_device(const function& f, const array& a, const array& b, const at_pl
 }
 #endif
 
-/// The host part of a reduction: folds `a` into `acc` (already initialized).
+class fp_scope;
+
+/// The host part of a reduction: folds `a` into `acc` (already initialized). Its
+/// floating-point flags are reported at the end, or gathered into `method_fp` where a
+/// method runs several folds and reports once (reduceat's segments, as NumPy).
 void run_reduce_folds(const function& f, target_id t, const reduce_plan& p, const array& a, const array& where,
-                      const array& acc, bool keepdims);
+                      const array& acc, bool keepdims, fp_scope* method_fp = nullptr);
 
 }  // namespace ufunc::detail

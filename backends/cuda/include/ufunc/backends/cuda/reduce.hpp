@@ -511,7 +511,13 @@ __global__ void __launch_bounds__(threads) sequential_kernel(F f, sequential_par
   } else if (sp.mode == sequential_mode::accumulate) {
     accumulate_one<T>(sp.a, step);
   } else {
-    at_positions<T>(sp.t, [&](T e, const char* b) { return step(e, ld<T>(b)); });
+    // NumPy's integer power leaves an element whose exponent is negative as it was, goes
+    // on with the other positions, and raises afterwards.
+    at_positions<T>(sp.t, [&](T e, const char* b) {
+      const stepped<T> s = sequential_step(f, e, ld<T>(b), check);
+      fl |= s.flags;
+      return s.flags & fpe::negative_power ? e : s.v;
+    });
   }
   if (check) report_fp(sp.fp, fl);
 }
