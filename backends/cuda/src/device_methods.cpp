@@ -525,20 +525,19 @@ void at_on_device(const function& f, const array& a, const array& b, const at_pl
   for (std::size_t p = 0; p < a_offsets.size(); ++p)
     for (std::size_t j = 0; j < k; ++j) a_offsets[p] += plan.positions[p * k + j] * ad.strides()[j];
   const bool serialized = plan.loop.device_reduce != nullptr && t.input(0) == t.output(0) && ad.type() == t.input(0);
-  if (serialized) {
-    at_serialized(ad, b, plan, ctx, a_offsets, full);
-  } else {
-    try {
+  try {
+    if (serialized)
+      at_serialized(ad, b, plan, ctx, a_offsets, full);
+    else
       at_rounds_path(f, ad, b, plan, ctx, a_offsets, full);
-    } catch (...) {
-      if (ctx.host_io) {
-        try {
-          to_host(ad, ctx.s).copy_to(a);
-        } catch (...) {  // the original error says more than a failing copy
-        }
+  } catch (...) {
+    if (ctx.host_io) {
+      try {
+        to_host(ad, ctx.s).copy_to(a);
+      } catch (...) {  // the original error says more than a failing copy
       }
-      throw;
     }
+    throw;
   }
   if (ctx.host_io) to_host(ad, ctx.s).copy_to(a);
 }
