@@ -661,3 +661,364 @@ TEST_CASE("cuda: integer power methods give the host target's results, wrap-arou
           std::vector<std::int64_t>{t == ufunc::int8 ? -13 : 243});
   }
 }
+
+// Casts: astype and copies on device data report as the host target's "cast"
+// (core/src/elementwise.cpp's copy_cast); the casts a call makes on cuda (inputs to
+// the loop's dtypes, results into out) report with the call, under its name, as the
+// host target's buffer casts do. The host target is the reference, at NumPy's edge
+// values for each conversion (out-of-range floats to integers, double to single).
+namespace {
+
+// (math.h's ::nan makes a plain `nan` ambiguous here.)
+constexpr double qnan = std::numeric_limits<double>::quiet_NaN();
+
+const ufunc::dtype all_dtypes[] = {ufunc::bool_,   ufunc::int8,      ufunc::uint8,     ufunc::int16,  ufunc::uint16,
+                                   ufunc::int32,   ufunc::uint32,    ufunc::int64,     ufunc::uint64, ufunc::float32,
+                                   ufunc::float64, ufunc::complex64, ufunc::complex128};
+
+// Real parts: the bounds of every integer's conversion (x86 converts through int32 or
+// int64), and the float32 overflow and underflow thresholds (tininess after rounding).
+std::vector<double> cast_edges() {
+  const double flt_min = std::numeric_limits<float>::min(), flt_max = std::numeric_limits<float>::max();
+  std::vector<double> v = {qnan,
+                           inf,
+                           -inf,
+                           0.0,
+                           -1.0,
+                           -0.5,
+                           0.5,
+                           1e300,
+                           -1e300,
+                           1e-300,
+                           -1e-310,
+                           -2147483649.0,
+                           -2147483648.5,
+                           -2147483649.5,
+                           2147483647.5,
+                           4294967295.5,
+                           flt_min,
+                           flt_min * (1 - std::ldexp(1.0, -24)),
+                           -flt_min * (1 - std::ldexp(1.0, -25)),
+                           std::ldexp(1.0, -149),
+                           std::ldexp(1.0, -150),
+                           -3 * std::ldexp(1.0, -151),
+                           std::ldexp(1.5, -140),
+                           flt_max,
+                           -flt_max * (1 + std::ldexp(1.0, -25)),
+                           flt_max * (1 + std::ldexp(1.0, -24)),
+                           3.5e38};
+  for (int e : {7, 8, 15, 16, 31, 32, 63, 64})
+    for (double sign : {1.0, -1.0}) {
+      const double p = sign * std::ldexp(1.0, e);
+      // 2^63 - 1 and 2^64 + 1 round to 2^63 and 2^64 in double: their neighbours are
+      // a double ulp away.
+      const double ulp = std::ldexp(1.0, std::max(0, e - 53));
+      v.insert(v.end(), {p, p - sign * ulp, p + sign * ulp});
+    }
+  return v;
+}
+
+// A one-element host array of `type` holding v as the host converts it (under ignore).
+ufunc::array cast_source(std::complex<double> v, ufunc::dtype type) {
+  ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+  auto a = ufunc::array::empty({1}, ufunc::complex128);
+  *reinterpret_cast<std::complex<double>*>(a.data()) = v;
+  return a.astype(type);
+}
+
+// A host array's values as complex128 (under ignore), NaN equal to NaN.
+std::vector<std::complex<double>> as_complex(const ufunc::array& a) {
+  ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+  const auto c = ufunc::to_host(a).astype(ufunc::complex128);
+  const auto* p = reinterpret_cast<const std::complex<double>*>(c.data());
+  return {p, p + c.size()};
+}
+bool same_complex(const std::vector<std::complex<double>>& a, const std::vector<std::complex<double>>& b) {
+  const auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!same(a[i].real(), b[i].real()) || !same(a[i].imag(), b[i].imag())) return false;
+  return true;
+}
+
+// Every (message, flags) the 'call' policy hands over while `run` runs, the stream
+// waited for at the end.
+reports reports_of(const std::function<void()>& run) {
+  reports got;
+  ufunc::errstate guard({.all = ufunc::fp_policy::call},
+                        [&](std::string_view m, unsigned f) { got.emplace_back(std::string(m), f); });
+  run();
+  ufunc::backends::cuda::synchronize();
+  return got;
+}
+
+std::string describe_reports(const reports& r) {
+  std::string s;
+  for (const auto& [m, f] : r) s += "[" + m + " | " + std::to_string(f) + "]";
+  return s.empty() ? "nothing" : s;
+}
+
+}  // namespace
+
+TEST_CASE("cuda errstate: astype on device data reports the host target's cast flags for every pair at edge values") {
+  const auto edges = cast_edges();
+  std::vector<std::string> differ;
+  std::set<std::string> messages;
+  int compared = 0;
+  for (const auto from : all_dtypes) {
+    const bool complex_source = from.kind() == ufunc::dtype_kind::complex;
+    for (const auto to : all_dtypes) {
+      if (from == to) continue;
+      for (const double re : edges)
+        for (const double im : {0.0, qnan, 1e300, 1e-300}) {
+          if (im != 0.0 && !complex_source) continue;
+          const auto host = cast_source({re, im}, from);
+          const auto device = ufunc::to_device(host);
+          ufunc::array host_result, device_result;
+          const reports h = reports_of([&] { host_result = host.astype(to); });
+          const reports d = reports_of([&] { device_result = device.astype(to); });
+          ++compared;
+          for (const auto& [m, f] : h) messages.insert(m);
+          const bool same_values = same_complex(as_complex(device_result), as_complex(host_result));
+          if (h == d && same_values) continue;
+          const auto src = as_complex(host)[0];
+          differ.push_back(std::string(from.name()) + " -> " + std::string(to.name()) + " of (" + number(src.real()) +
+                           ", " + number(src.imag()) + "): host " + describe_reports(h) + ", device " +
+                           describe_reports(d) + (same_values ? "" : ", values differ"));
+        }
+    }
+  }
+  MESSAGE(compared << " one-element casts compared with the host target; " << differ.size() << " differ");
+  for (std::size_t k = 0; k < differ.size() && k < 40; ++k) MESSAGE("differs: " << differ[k]);
+  CHECK(differ.empty());
+  // The edge values reach every kind a cast raises on the host.
+  CHECK(messages == std::set<std::string>{"invalid value encountered in cast", "overflow encountered in cast",
+                                          "underflow encountered in cast"});
+}
+
+TEST_CASE("cuda errstate: device casts report only the kinds a conversion raises, per element") {
+  // NaN and out-of-range values to integers: invalid; to bool and among floats they
+  // raise nothing; float64 to float32 overflows and underflows; complex to real reads
+  // the real part only (a NaN or huge imaginary part raises nothing).
+  const unsigned over = static_cast<unsigned>(ufunc::fp_flag::overflow),
+                 under = static_cast<unsigned>(ufunc::fp_flag::underflow),
+                 bad = static_cast<unsigned>(ufunc::fp_flag::invalid);
+  const auto flags_of = [](std::complex<double> v, ufunc::dtype from, ufunc::dtype to) {
+    const auto d = ufunc::to_device(cast_source(v, from));
+    unsigned f = 0;
+    for (const auto& [m, k] : reports_of([&] { (void)d.astype(to); })) f |= k;
+    return f;
+  };
+  CHECK(flags_of(qnan, ufunc::float64, ufunc::int32) == bad);
+  CHECK(flags_of(qnan, ufunc::float64, ufunc::bool_) == 0);
+  CHECK(flags_of(qnan, ufunc::float64, ufunc::float32) == 0);
+  CHECK(flags_of(2147483648.0, ufunc::float64, ufunc::int8) == bad);  // through int32
+  CHECK(flags_of(2147483647.0, ufunc::float64, ufunc::int8) == 0);    // wraps, no flag
+  CHECK(flags_of(4294967296.0, ufunc::float64, ufunc::uint32) == 0);  // through int64
+  CHECK(flags_of(-1.0, ufunc::float64, ufunc::uint64) == 0);
+  CHECK(flags_of(18446744073709551616.0, ufunc::float64, ufunc::uint64) == bad);
+  CHECK(flags_of(1e300, ufunc::float64, ufunc::float32) == over);
+  CHECK(flags_of(1e-300, ufunc::float64, ufunc::float32) == under);
+  CHECK(flags_of(std::ldexp(1.0, -140), ufunc::float64, ufunc::float32) == 0);  // exact subnormal
+  CHECK(flags_of({1.0, qnan}, ufunc::complex128, ufunc::int16) == 0);
+  CHECK(flags_of({1.0, 1e300}, ufunc::complex128, ufunc::float32) == 0);
+  CHECK(flags_of({1e-300, 1e300}, ufunc::complex128, ufunc::complex64) == (over | under));
+  CHECK(flags_of({qnan, 0.0}, ufunc::complex64, ufunc::uint8) == bad);
+  // The value as the host target's (x86 NumPy's): NaN to int32 is INT32_MIN.
+  const auto r = ufunc::to_host(ufunc::to_device(cast_source(qnan, ufunc::float64)).astype(ufunc::int32));
+  CHECK(r.to_vector<std::int32_t>()[0] == std::numeric_limits<std::int32_t>::min());
+}
+
+namespace {
+
+// Where a call runs: the host target on host arrays, cuda on device arrays, cuda on
+// host arrays (host-in/host-out).
+enum class placement { cpu_host, cuda_device, cuda_host };
+
+struct call_cast_case {
+  std::string what;
+  // Runs the call with its operands placed by `on` (to_device when device is set)
+  // under `target`; returns out (or the result).
+  std::function<ufunc::array(const std::function<ufunc::array(ufunc::array)>& on, ufunc::target_id target)> run;
+  reports expected;
+};
+
+std::vector<call_cast_case> call_cast_cases() {
+  const unsigned over = static_cast<unsigned>(ufunc::fp_flag::overflow),
+                 under = static_cast<unsigned>(ufunc::fp_flag::underflow),
+                 bad = static_cast<unsigned>(ufunc::fp_flag::invalid),
+                 div = static_cast<unsigned>(ufunc::fp_flag::divide);
+  const auto unsafe = ufunc::casting::unsafe;
+  std::vector<call_cast_case> c;
+  c.push_back({"add(float64 [nan, 1e300, 1, -inf], 0.0, out=int32)",
+               [=](const auto& on, ufunc::target_id t) {
+                 auto out = on(ufunc::array::zeros({4}, ufunc::int32));
+                 (void)ufunc::add(on(values_of<double>({qnan, 1e300, 1.0, -inf})), 0.0,
+                                  {.out = {out}, .casting = unsafe, .target = t});
+                 return out;
+               },
+               {{"invalid value encountered in add", bad}}});
+  c.push_back({"add(float64 [1e300, 1e-300, 2], 0.0, out=float32)",
+               [=](const auto& on, ufunc::target_id t) {
+                 auto out = on(ufunc::array::zeros({3}, ufunc::float32));
+                 (void)ufunc::add(on(values_of<double>({1e300, 1e-300, 2.0})), 0.0,
+                                  {.out = {out}, .casting = unsafe, .target = t});
+                 return out;
+               },
+               {{"overflow encountered in add", over | under}, {"underflow encountered in add", over | under}}});
+  c.push_back({"add(float64 [nan, 3e9], 1.0, dtype=int32): the input cast",
+               [=](const auto& on, ufunc::target_id t) {
+                 return ufunc::add(on(values_of<double>({qnan, 3e9})), 1.0,
+                                   {.dtype = ufunc::int32, .casting = unsafe, .target = t});
+               },
+               {{"invalid value encountered in add", bad}}});
+  c.push_back(
+      {"multiply(float64 [1e300, 1e-300], same, dtype=float32): input casts, inf * inf in the loop",
+       [=](const auto& on, ufunc::target_id t) {
+         const auto x = on(values_of<double>({1e300, 1e-300}));
+         return ufunc::multiply(x, x, {.dtype = ufunc::float32, .casting = unsafe, .target = t});
+       },
+       {{"overflow encountered in multiply", over | under}, {"underflow encountered in multiply", over | under}}});
+  c.push_back(
+      {"multiply(float64 [3e38, 1e-30], same, out=float32): the loop is finite, the out cast is not",
+       [=](const auto& on, ufunc::target_id t) {
+         const auto x = on(values_of<double>({3e38, 1e-30}));
+         auto out = on(ufunc::array::zeros({2}, ufunc::float32));
+         (void)ufunc::multiply(x, x, {.out = {out}, .casting = unsafe, .target = t});
+         return out;
+       },
+       {{"overflow encountered in multiply", over | under}, {"underflow encountered in multiply", over | under}}});
+  c.push_back(
+      {"divide([0, 1], [0, 0], out=int32): the loop's kinds and the cast's, reported once",
+       [=](const auto& on, ufunc::target_id t) {
+         auto out = on(ufunc::array::zeros({2}, ufunc::int32));
+         (void)ufunc::divide(on(values_of<double>({0.0, 1.0})), on(values_of<double>({0.0, 0.0})),
+                             {.out = {out}, .casting = unsafe, .target = t});
+         return out;
+       },
+       {{"divide by zero encountered in divide", div | bad}, {"invalid value encountered in divide", div | bad}}});
+  c.push_back({"add(float64 [nan, 1], 0.0, out=int32, where=[false, true]): the masked NaN is not cast",
+               [=](const auto& on, ufunc::target_id t) {
+                 auto out = on(ufunc::array::zeros({2}, ufunc::int32));
+                 (void)ufunc::add(
+                     on(values_of<double>({qnan, 1.0})), 0.0,
+                     {.out = {out}, .where = on(values_of<bool>({false, true})), .casting = unsafe, .target = t});
+                 return out;
+               },
+               {}});
+  c.push_back({"add(float64 [nan, 1e300], 0.0, out=int32, where=[true, false]): the selected NaN is",
+               [=](const auto& on, ufunc::target_id t) {
+                 auto out = on(ufunc::array::zeros({2}, ufunc::int32));
+                 (void)ufunc::add(
+                     on(values_of<double>({qnan, 1e300})), 0.0,
+                     {.out = {out}, .where = on(values_of<bool>({true, false})), .casting = unsafe, .target = t});
+                 return out;
+               },
+               {{"invalid value encountered in add", bad}}});
+  c.push_back({"add(complex128 [1e300+nan j, nan+1j], 0, out=int16): the real part decides",
+               [=](const auto& on, ufunc::target_id t) {
+                 const auto x = on(values_of<std::complex<double>>({{1e300, qnan}, {qnan, 1.0}}));
+                 auto out = on(ufunc::array::zeros({2}, ufunc::int16));
+                 (void)ufunc::add(x, 0.0, {.out = {out}, .casting = unsafe, .target = t});
+                 return out;
+               },
+               {{"invalid value encountered in add", bad}}});
+  c.push_back({"add(complex128 [1e300+1e-300j], 0, out=complex64)",
+               [=](const auto& on, ufunc::target_id t) {
+                 const auto x = on(values_of<std::complex<double>>({{1e300, 1e-300}}));
+                 auto out = on(ufunc::array::zeros({1}, ufunc::complex64));
+                 (void)ufunc::add(x, 0.0, {.out = {out}, .casting = unsafe, .target = t});
+                 return out;
+               },
+               {{"overflow encountered in add", over | under}, {"underflow encountered in add", over | under}}});
+  c.push_back({"add(int64 [2^62], 1, out=float32): integers to float32 raise nothing",
+               [=](const auto& on, ufunc::target_id t) {
+                 auto out = on(ufunc::array::zeros({1}, ufunc::float32));
+                 (void)ufunc::add(on(values_of<std::int64_t>({std::int64_t{1} << 62})), std::int64_t{1},
+                                  {.out = {out}, .casting = unsafe, .target = t});
+                 return out;
+               },
+               {}});
+  return c;
+}
+
+ufunc::array place(ufunc::array a, placement p) { return p == placement::cuda_device ? ufunc::to_device(a) : a; }
+
+}  // namespace
+
+TEST_CASE("cuda errstate: casts inside calls report with the call, as the host target (call policy)") {
+  for (const auto& c : call_cast_cases()) {
+    CAPTURE(c.what);
+    std::vector<std::complex<double>> values[3];
+    reports got[3];
+    for (const auto p : {placement::cpu_host, placement::cuda_device, placement::cuda_host}) {
+      CAPTURE(static_cast<int>(p));
+      const auto on = [p](ufunc::array a) { return place(std::move(a), p); };
+      ufunc::array result;
+      got[static_cast<int>(p)] = reports_of([&] { result = c.run(on, p == placement::cpu_host ? cpu : cuda); });
+      values[static_cast<int>(p)] = as_complex(result);
+    }
+    CHECK(got[0] == c.expected);  // the reference is what the test expects
+    CHECK(got[1] == got[0]);
+    CHECK(got[2] == got[0]);
+    CHECK(same_complex(values[1], values[0]));
+    CHECK(same_complex(values[2], values[0]));
+  }
+}
+
+TEST_CASE("cuda errstate: casts under raise throw at the cast or the call, after writing out, as the host target") {
+  ufunc::errstate guard({.all = ufunc::fp_policy::raise});
+  const auto x = values_of<double>({qnan, 1.0, 1e300});
+  const auto dx = ufunc::to_device(x);
+  CHECK_THROWS_WITH_AS((void)dx.astype(ufunc::int32), "invalid value encountered in cast", ufunc::floating_point_error);
+  CHECK_THROWS_WITH_AS((void)dx.astype(ufunc::float32), "overflow encountered in cast", ufunc::floating_point_error);
+  auto host_out = ufunc::array::zeros({3}, ufunc::int32);
+  CHECK_THROWS_WITH_AS(ufunc::add(x, 1.0, {.out = {host_out}, .casting = ufunc::casting::unsafe, .target = cpu}),
+                       "invalid value encountered in add", ufunc::floating_point_error);
+  auto device_out = ufunc::to_device(ufunc::array::zeros({3}, ufunc::int32));
+  CHECK_THROWS_WITH_AS(ufunc::add(dx, 1.0, {.out = {device_out}, .casting = ufunc::casting::unsafe, .target = cuda}),
+                       "invalid value encountered in add", ufunc::floating_point_error);
+  // out holds the host target's values: NumPy writes before it raises.
+  CHECK(ufunc::to_host(device_out).to_vector<std::int32_t>() == host_out.to_vector<std::int32_t>());
+  CHECK(host_out.to_vector<std::int32_t>()[1] == 2);
+  // Nothing left behind; same-dtype copies and integer casts never raise.
+  CHECK(ufunc::to_host(ufunc::to_device(values_of<double>({1.5})).astype(ufunc::int32)).to_vector<std::int32_t>() ==
+        std::vector<std::int32_t>{1});
+  CHECK_NOTHROW((void)ufunc::to_host(dx));
+  CHECK_NOTHROW((void)dx.copy());
+}
+
+TEST_CASE("cuda errstate: casts under warn report once, when the library next waits; under ignore, nothing") {
+  const auto dx = ufunc::to_device(values_of<double>({qnan, 1.0}));
+  {
+    captured_warnings w;
+    ufunc::errstate guard({.all = ufunc::fp_policy::warn});
+    const auto r = dx.astype(ufunc::int64);
+    CHECK(w.messages.empty());  // the cast did not wait
+    (void)ufunc::to_host(r);
+    CHECK(w.messages == std::vector<std::string>{"invalid value encountered in cast"});
+    w.messages.clear();
+    auto out = ufunc::to_device(ufunc::array::zeros({2}, ufunc::int8));
+    (void)ufunc::add(dx, 1.0, {.out = {out}, .casting = ufunc::casting::unsafe, .target = cuda});
+    ufunc::backends::cuda::synchronize();
+    CHECK(w.messages == std::vector<std::string>{"invalid value encountered in add"});  // not also "... in cast"
+    w.messages.clear();
+    // Host-in/host-out: reported before the call returns.
+    auto host_out = ufunc::array::zeros({2}, ufunc::uint16);
+    (void)ufunc::add(values_of<double>({qnan, 1.0}), 1.0,
+                     {.out = {host_out}, .casting = ufunc::casting::unsafe, .target = cuda});
+    CHECK(w.messages == std::vector<std::string>{"invalid value encountered in add"});
+  }
+  {
+    captured_warnings w;
+    ufunc::errstate guard({.all = ufunc::fp_policy::ignore});
+    const auto r = ufunc::to_host(dx.astype(ufunc::int32));
+    auto out = ufunc::to_device(ufunc::array::zeros({2}, ufunc::int32));
+    (void)ufunc::add(dx, 1.0, {.out = {out}, .casting = ufunc::casting::unsafe, .target = cuda});
+    ufunc::backends::cuda::synchronize();
+    CHECK(w.messages.empty());
+    CHECK(r.to_vector<std::int32_t>() == std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::min(), 1});
+    CHECK(ufunc::to_host(out).to_vector<std::int32_t>() ==
+          std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::min(), 2});
+  }
+}

@@ -2,11 +2,14 @@
 // calls, and the launch of the loop's device code.
 #include <ufunc/backends/cuda/runtime.hpp>
 
+#include <optional>
+
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/run_loop.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/iteration.hpp>
 #include <ufunc/core/transfer.hpp>
+#include "casts.hpp"
 #include "fp_reports.hpp"
 
 namespace ufunc::detail {
@@ -20,9 +23,9 @@ array device_empty(const dim_vector& shape, dtype t, int device, stream_ref s) {
   return array(owner.get(), t, shape, {}, owner, ufunc::device::cuda(device));
 }
 
-array device_cast(const array& a, dtype t, stream_ref s) {
+array device_cast(const array& a, dtype t, stream_ref s, const device_fp_sink& fp) {
   auto out = device_empty(a.shape(), t, a.device().index, s);
-  cuda::cast(a, out, s);
+  cuda::cast_reporting(a, out, s, {}, fp);
   return out;
 }
 
@@ -154,6 +157,15 @@ result_list run_loop_on_device(const loop_call& c) {
     check_out_overlap(c, {in_strides, static_cast<std::size_t>(nin)});
   }
 
+  // One flag slot for the whole call: its input casts, its loop and its casts into
+  // out report together, once, under the ufunc's name, as on the host target, whose
+  // buffer casts raise within the call's flag scope (a NaN cast into an int32 out is
+  // "invalid value encountered in add", not "... in cast"). An empty call casts
+  // nothing on the host either.
+  std::optional<cuda::fp_reports::call_scope> fp;
+  if (shape_size(shape) > 0) fp.emplace(c.name, device, s.handle, refuses_values(c));
+  const device_fp_sink sink = fp ? fp->sink() : device_fp_sink{};
+
   // Device operands in the loop's dtypes. Scalars go to the device as 0-d arrays.
   array dev[max_operands + 1];
   for (int i = 0; i < nin; ++i) {
@@ -166,7 +178,7 @@ result_list run_loop_on_device(const loop_call& c) {
     }
     array a = c.inputs[i].as_array();
     if (host_in_host_out) a = to_device(a, device, s);
-    dev[i] = a.type() == types.input(i) ? a : device_cast(a, types.input(i), s);
+    dev[i] = a.type() == types.input(i) ? a : device_cast(a, types.input(i), s, sink);
   }
   if (has_where) dev[nargs] = host_in_host_out ? to_device(options.where, device, s) : options.where;
 
@@ -215,30 +227,42 @@ result_list run_loop_on_device(const loop_call& c) {
       for (int k = 0; k < nops; ++k) call.strides[k][d] = plan.stride(k, d);
     }
     for (int k = 0; k < nops; ++k) call.base[k] = plan.base(k);
-    cuda::fp_reports::call_scope fp(c.name, device, s.handle, refuses_values(c));
-    call.fp = fp.sink();
+    call.fp = sink;
     cuda::launch(c.device_fn, c.device_data, call);
-    fp.launched();
   }
 
-  // Results back where the caller wants them.
+  // Results back where the caller wants them: the device casts into out first, so
+  // that they report with the call (and out is written before a 'raise', as NumPy
+  // writes it), then the copies to host outs, which wait for the stream.
+  array to_copy[max_operands];
+  const bool casts_out = given && shape_size(shape) > 0;
+  for (int o = 0; o < nout && given; ++o) {
+    const array& computed = dev[nin + o];
+    const array& target = options.out[o];
+    if (computed.data() == target.data()) continue;
+    if (host_in_host_out && has_where) {
+      if (computed.data() != out_on_device[o].data() && casts_out)
+        cuda::cast_reporting(computed, out_on_device[o], s, dev[nargs], sink);
+      to_copy[o] = out_on_device[o];
+    } else if (host_in_host_out) {
+      // Converted on the device, so that the cast's flags are the call's; the host
+      // copy then only lays it out as the caller's out.
+      to_copy[o] = computed;
+      if (computed.type() != target.type()) {
+        to_copy[o] = device_empty(computed.shape(), target.type(), device, s);
+        if (casts_out) cuda::cast_reporting(computed, to_copy[o], s, {}, sink);
+      }
+    } else if (casts_out) {
+      cuda::cast_reporting(computed, target, s, has_where ? dev[nargs] : array{}, sink);
+    }
+  }
+  if (fp) fp->launched();
   for (int o = 0; o < nout; ++o) {
     const array& computed = dev[nin + o];
-    if (!options.out.empty()) {
+    if (given) {
       const array& target = options.out[o];
-      if (computed.data() == target.data()) {
-        results[o] = target;
-      } else if (host_in_host_out && has_where) {
-        if (computed.data() != out_on_device[o].data()) cuda::cast(computed, out_on_device[o], s, dev[nargs]);
-        to_host(out_on_device[o], s).copy_to(target);
-        results[o] = target;
-      } else if (host_in_host_out) {
-        to_host(computed, s).copy_to(target);  // host-side cast into the caller's layout
-        results[o] = target;
-      } else {
-        cuda::cast(computed, target, s, has_where ? dev[nargs] : array{});
-        results[o] = target;
-      }
+      if (to_copy[o].valid()) to_host(to_copy[o], s).copy_to(target);
+      results[o] = target;
     } else {
       results[o] = host_in_host_out ? to_host(computed, s) : computed;
     }
