@@ -50,30 +50,6 @@ __device__ __forceinline__ double real_of(const T& v) {
     return static_cast<double>(v);
 }
 
-// The host cast loops' invalid_int_cast and invalid_int_result (core/src/casting.cpp),
-// which follow x86 NumPy: the integers up to 32 bits but uint32 convert through int32,
-// uint32 and int64 through int64, uint64 accepts [-2^63, 2^64). The host's x86 flags
-// at edge values (NaN, infinities, +-2^k and their neighbours for k = 7 ... 64, -1,
-// -0.5, 1e300) agree with these bounds for every float and complex source.
-template <class To>
-__device__ __forceinline__ bool invalid_int_cast(double v) {
-  if constexpr (std::is_same_v<To, std::uint64_t>)
-    return !(v >= -9223372036854775808.0 && v < 18446744073709551616.0);
-  else if constexpr (sizeof(To) == 8 || std::is_same_v<To, std::uint32_t>)
-    return !(v >= -9223372036854775808.0 && v < 9223372036854775808.0);
-  else
-    return !(v > -2147483649.0 && v < 2147483648.0);
-}
-template <class To>
-__device__ __forceinline__ To invalid_int_result(double v) {
-  if constexpr (std::is_same_v<To, std::uint64_t>)
-    return v >= 18446744073709551616.0 ? To{0} : To{0x8000000000000000ull};
-  else if constexpr (sizeof(To) == 8 || std::is_same_v<To, std::uint32_t>)
-    return static_cast<To>(static_cast<std::int64_t>(0x8000000000000000ull));
-  else
-    return static_cast<To>(static_cast<std::int32_t>(0x80000000u));
-}
-
 // What the host's conversion of a double to float raises (the device rounds the same
 // way, to nearest even, keeping subnormals): overflow where a finite value becomes
 // infinite; underflow where the result is inexact and tiny, with tininess detected
@@ -91,7 +67,7 @@ struct convert_op {
   __device__ detail::device_t<To> operator()(detail::device_t<From> v) const {
     if constexpr (to_integer_v<From, To>) {
       const double d = real_of(v);
-      if (invalid_int_cast<To>(d)) return invalid_int_result<To>(d);
+      if (ufunc::detail::invalid_int_cast<To>(d)) return ufunc::detail::invalid_int_result<To>(d);
     }
     return ufunc::detail::convert<detail::device_t<To>>(v);
   }
@@ -106,7 +82,7 @@ struct fp_rule<convert_op<To, From>> {
   template <class R, class A>
   __device__ static unsigned flags(const R& r, const A& v) {
     if constexpr (to_integer_v<From, To>) {
-      return invalid_int_cast<To>(real_of(v)) ? fpe::invalid : 0u;
+      return ufunc::detail::invalid_int_cast<To>(real_of(v)) ? fpe::invalid : 0u;
     } else if constexpr (narrows_v<From, To>) {
       unsigned f = narrowed(real_of(v), static_cast<float>(real_of(r)));
       if constexpr (ufunc::detail::is_complex<From>::value && ufunc::detail::is_complex<To>::value)

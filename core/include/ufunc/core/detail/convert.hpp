@@ -52,4 +52,34 @@ UFUNC_HOST_DEVICE constexpr To convert(From v) noexcept {
   }
 }
 
+// Whether NumPy's cast of the float `v` to the integer type To raises "invalid value"
+// (errstate): x86 builds convert through int32 for the integers of up to 32 bits but
+// uint32, through int64 for uint32 and int64, and for uint64 accept [-2^63, 2^64);
+// NaN, infinities and values out of that range raise the flag. The host cast loops
+// (core/src/casting.cpp) and the device's flag rule (backends/cuda/src/casts.cu) both
+// judge by it.
+template <class To>
+UFUNC_HOST_DEVICE constexpr bool invalid_int_cast(double v) noexcept {
+  if constexpr (std::is_same_v<To, std::uint64_t>)
+    return !(v >= -9223372036854775808.0 && v < 18446744073709551616.0);
+  else if constexpr (sizeof(To) == 8 || std::is_same_v<To, std::uint32_t>)
+    return !(v >= -9223372036854775808.0 && v < 9223372036854775808.0);
+  else
+    return !(v > -2147483649.0 && v < 2147483648.0);
+}
+
+// What NumPy's x86 conversion gives where invalid_int_cast holds: the integer
+// indefinite value of the instruction it converts through (INT32_MIN through int32,
+// INT64_MIN through int64) truncated to To, and for uint64, whose conversion subtracts
+// 2^63 from values beyond it first, 0 from 2^64 up (np.float64(2e19) -> uint64 is 0).
+template <class To>
+UFUNC_HOST_DEVICE constexpr To invalid_int_result(double v) noexcept {
+  if constexpr (std::is_same_v<To, std::uint64_t>)
+    return v >= 18446744073709551616.0 ? To{0} : To{0x8000000000000000ull};
+  else if constexpr (sizeof(To) == 8 || std::is_same_v<To, std::uint32_t>)
+    return static_cast<To>(static_cast<std::int64_t>(0x8000000000000000ull));
+  else
+    return static_cast<To>(static_cast<std::int32_t>(0x80000000u));
+}
+
 }  // namespace ufunc::detail
