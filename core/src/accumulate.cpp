@@ -162,7 +162,7 @@ array function::accumulate(const array& a, const accumulate_options& o) const {
     detail::fp_scope fp;
     task.set_gather_fp(fp.active());
     detail::execute_units(place.target, task);
-    fp.finish(name(), task.fp_flags());
+    fp.finish("accumulate", task.fp_flags());  // NumPy names the method
   }
   if (out == nullptr) return res;
   if (!direct) detail::copy_cast(res, *out);
@@ -202,6 +202,8 @@ array function::reduceat(const array& a, const array& indices, const accumulate_
       out != nullptr && out->type() == p.type && !detail::may_share_memory(*out, a) && !detail::has_zero_stride(*out);
   const array res = direct ? *out : array::empty(shape, p.type);
   if (res.size() > 0) {
+    // dtype= casts the whole input first, as NumPy's reduceat, whose flags then say "cast".
+    const array x = a.type() == p.type ? a : a.astype(p.type);
     detail::reduce_plan rp;
     rp.reduced.assign(a.ndim(), false);
     rp.reduced[static_cast<std::size_t>(p.axis)] = true;
@@ -213,14 +215,14 @@ array function::reduceat(const array& a, const array& indices, const accumulate_
       const std::int64_t start = idx[k];
       const std::int64_t end = k + 1 == idx.size() ? len : std::max(idx[k + 1], start + 1);
       const array acc = detail::slice_along(res, p.axis, static_cast<std::int64_t>(k));
-      detail::copy_cast(detail::slice_along(a, p.axis, start), acc);
+      detail::copy_cast(detail::slice_along(x, p.axis, start), acc);
       if (end - start > 1) {
         rp.shape = acc.shape();
-        detail::run_reduce_folds(*this, place.target, rp, detail::slice_along(a, p.axis, start + 1, end - start - 1),
+        detail::run_reduce_folds(*this, place.target, rp, detail::slice_along(x, p.axis, start + 1, end - start - 1),
                                  array(), acc, /*keepdims=*/true, &fp);
       }
     }
-    fp.finish(name());
+    fp.finish("reduceat");
   }
   if (out == nullptr) return res;
   if (!direct) detail::copy_cast(res, *out);

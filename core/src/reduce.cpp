@@ -205,7 +205,7 @@ void run_reduce_folds(const function& f, target_id t, const reduce_plan& p, cons
     }
     for (auto b = boxes.rbegin(); b != boxes.rend(); ++b) run_box(b->first, base + a.strides()[b->second], nullptr);
   }
-  if (method_fp == nullptr) fp.finish(f.name());
+  if (method_fp == nullptr) fp.finish("reduce");  // NumPy: "overflow encountered in reduce"
 }
 
 }  // namespace detail

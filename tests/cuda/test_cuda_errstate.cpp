@@ -359,7 +359,8 @@ bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
   return true;
 }
 
-// The methods' edge cases: each kind from each method, on the kernels that run them
+// The methods' edge cases (NumPy names reduce, accumulate and reduceat in the message,
+// the ufunc for at): each kind from each method, on the kernels that run them
 // (block reductions with partials, the warp and outer kernels, the in-order kernel of
 // loops that are not reorderable, accumulate, at of binary and unary loops).
 std::vector<method_case> method_cases() {
@@ -368,58 +369,58 @@ std::vector<method_case> method_cases() {
   std::vector<method_case> c;
   c.push_back({"add.reduce float32, 2^20 elements (blocks and partials)",
                [](ufunc::target_id t) { return ufunc::add.reduce(filled<float>({1 << 20}, 1e37f), {.target = t}); },
-               {over + "add"}});
+               {over + "reduce"}});
   c.push_back({"add.reduce float32 axis 0 of (1000, 300) (outer kernel, slices)",
                [](ufunc::target_id t) {
                  return ufunc::add.reduce(filled<float>({1000, 300}, 1e37f), {.axis = 0, .target = t});
                },
-               {over + "add"}});
+               {over + "reduce"}});
   c.push_back({"add.reduce float32 axis 1 of (3000, 40) (a warp per output)",
                [](ufunc::target_id t) {
                  return ufunc::add.reduce(filled<float>({3000, 40}, 1e37f), {.axis = 1, .target = t});
                },
-               {over + "add"}});
+               {over + "reduce"}});
   c.push_back({"add.reduce float64 [inf, -inf, 1]",
                [](ufunc::target_id t) {
                  return ufunc::add.reduce(values_of<double>({inf, -inf, 1.0}), {.target = t});
                },
-               {invalid + "add"}});
+               {invalid + "reduce"}});
   c.push_back({"multiply.reduce float64 (in order)",
                [](ufunc::target_id t) {
                  return ufunc::multiply.reduce(values_of<double>({1e200, 1e200, 1.0}), {.target = t});
                },
-               {over + "multiply"}});
+               {over + "reduce"}});
   c.push_back({"divide.reduce float64 [1, 0] and [0, 0] rows",
                [](ufunc::target_id t) {
                  return ufunc::divide.reduce(values_of<double>({1.0, 0.0, 0.0, 0.0}, {2, 2}), {.axis = 1, .target = t});
                },
-               {divide + "divide", invalid + "divide"}});
+               {divide + "reduce", invalid + "reduce"}});
   c.push_back({"add.accumulate float32",
                [](ufunc::target_id t) {
                  return ufunc::add.accumulate(values_of<float>({big32, big32, 1.0f}), {.target = t});
                },
-               {over + "add"}});
+               {over + "accumulate"}});
   c.push_back({"divide.accumulate float64 [1, 0, 2]",
                [](ufunc::target_id t) {
                  return ufunc::divide.accumulate(values_of<double>({1.0, 0.0, 2.0}), {.target = t});
                },
-               {divide + "divide"}});
+               {divide + "accumulate"}});
   c.push_back(
       {"subtract.accumulate float64 [inf, inf] along axis 1",
        [](ufunc::target_id t) {
          return ufunc::subtract.accumulate(values_of<double>({inf, inf, 1.0, 2.0}, {2, 2}), {.axis = 1, .target = t});
        },
-       {invalid + "subtract"}});
+       {invalid + "accumulate"}});
   c.push_back({"add.reduceat float32, every segment overflows (a launch each, one report)",
                [](ufunc::target_id t) {
                  return ufunc::add.reduceat(filled<float>({8}, big32), indices({0, 2, 4, 6}), {.target = t});
                },
-               {over + "add"}});
+               {over + "reduceat"}});
   c.push_back({"divide.reduceat float64",
                [](ufunc::target_id t) {
                  return ufunc::divide.reduceat(values_of<double>({1.0, 0.0, 4.0, 2.0}), indices({0, 2}), {.target = t});
                },
-               {divide + "divide"}});
+               {divide + "reduceat"}});
   c.push_back({"multiply.at float64 (in order)",
                [](ufunc::target_id t) {
                  auto a = values_of<double>({1e300, 1.0, 2.0});
@@ -514,7 +515,7 @@ TEST_CASE("cuda errstate: device methods warn once per kind and method, when the
   auto r2 = ufunc::add.reduce(x, {.target = cuda});
   CHECK(std::isinf(ufunc::to_host(r2).to_vector<float>()[0]));
   ufunc::backends::cuda::synchronize();
-  CHECK(w.messages == std::vector<std::string>{"overflow encountered in add", "overflow encountered in add"});
+  CHECK(w.messages == std::vector<std::string>{"overflow encountered in reduce", "overflow encountered in reduce"});
 }
 
 TEST_CASE("cuda errstate: device methods under ignore report nothing and give the host target's results") {
@@ -565,7 +566,7 @@ TEST_CASE("cuda errstate: reduce with where= classifies only the selected elemen
       ufunc::array device;
       REQUIRE_NOTHROW(device = ufunc::add.reduce(a, {.axis = axis, .where = m, .target = cuda}));
       CHECK(device.to_vector<float>() == host.to_vector<float>());  // small integers: exact in any order
-      CHECK_THROWS_WITH_AS(ufunc::add.reduce(a, {.axis = axis, .target = cuda}), "overflow encountered in add",
+      CHECK_THROWS_WITH_AS(ufunc::add.reduce(a, {.axis = axis, .target = cuda}), "overflow encountered in reduce",
                            ufunc::floating_point_error);
     }
   }

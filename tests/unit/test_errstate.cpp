@@ -536,16 +536,48 @@ TEST_CASE("errstate: flags raised on TBB workers reach the caller; the policy ap
 
 #endif
 
-TEST_CASE("errstate: a method reports once, however many segments raise (reduceat, as NumPy)") {
-  // np.add.reduceat(np.full(8, 3e38, np.float32), [0, 2, 4, 6]): every segment overflows, one warning.
+TEST_CASE("errstate: the methods report once, named as NumPy names them") {
+  // NumPy 2: np.add.reduce(np.full(4, 3e38, np.float32)) warns "overflow encountered in reduce", accumulate
+  // and reduceat name themselves too, at and outer name the ufunc; reduceat reports once however many of its
+  // segments overflow; a dtype= cast is part of reduce ("... in reduce") but a cast of its own ("... in cast")
+  // for accumulate and reduceat.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto x = ufunc::full<float>({8}, 3e38f);
   const auto idx = ufunc::asarray<std::int64_t>({0, 2, 4, 6});
   for (const auto target : ufunc_test::host_targets()) {
     CAPTURE(ufunc::to_string(target));
-    std::vector<unsigned> calls;
-    ufunc::errstate guard({.all = fp_policy::call}, [&](std::string_view, unsigned flags) { calls.push_back(flags); });
-    const auto r = ufunc::add.reduceat(x, idx, {.target = target});
-    CHECK(calls == std::vector<unsigned>{static_cast<unsigned>(ufunc::fp_flag::overflow)});
+    std::vector<std::pair<std::string, unsigned>> calls;
+    ufunc::errstate guard({.all = fp_policy::call},
+                          [&](std::string_view m, unsigned flags) { calls.emplace_back(std::string(m), flags); });
+    const auto seen = [&](auto&& run) {
+      calls.clear();
+      run();
+      std::vector<std::string> m;
+      for (const auto& c : calls) m.push_back(c.first);
+      return m;
+    };
+    using v = std::vector<std::string>;
+    const auto over = static_cast<unsigned>(ufunc::fp_flag::overflow);
+    CHECK(seen([&] { (void)ufunc::add.reduce(x, {.target = target}); }) == v{"overflow encountered in reduce"});
+    CHECK(seen([&] { (void)ufunc::add.accumulate(x, {.target = target}); }) == v{"overflow encountered in accumulate"});
+    ufunc::array r;
+    CHECK(seen([&] { r = ufunc::add.reduceat(x, idx, {.target = target}); }) == v{"overflow encountered in reduceat"});
+    CHECK(calls.size() == 1);
+    CHECK(calls[0].second == over);
     CHECK(std::isinf(r.to_vector<float>()[3]));
+    CHECK(seen([&] {
+            auto y = x.copy();
+            ufunc::add.at(y, ufunc::asarray<std::int64_t>({0, 0}), ufunc::full<float>({2}, 3e38f), {.target = target});
+          }) == v{"overflow encountered in add"});
+    CHECK(seen([&] { (void)ufunc::add.outer(x, x, {.target = target}); }) == v{"overflow encountered in add"});
+    const auto with_nan = ufunc::asarray<double>({1.0, nan, 1.0, nan});
+    CHECK(seen([&] { (void)ufunc::add.reduce(with_nan, {.dtype = ufunc::int32, .target = target}); }) ==
+          v{"invalid value encountered in reduce"});
+    CHECK(seen([&] { (void)ufunc::add.accumulate(with_nan, {.dtype = ufunc::int32, .target = target}); }) ==
+          v{"invalid value encountered in cast"});
+    CHECK(seen([&] {
+            (void)ufunc::add.reduceat(with_nan, ufunc::asarray<std::int64_t>({0, 2}),
+                                      {.dtype = ufunc::int32, .target = target});
+          }) == v{"invalid value encountered in cast"});
   }
 }

@@ -22,6 +22,7 @@
 #include "fp_reports.hpp"
 
 #include "at_gather.hpp"
+#include "casts.hpp"
 
 namespace ufunc::detail {
 
@@ -46,7 +47,10 @@ device_context context_of(const function& f, const char* method, std::initialize
   const bool refuses_values =
       f.name() == "power" &&
       (loop == nullptr || (loop->types.nin() == 2 && loop->types.input(1).kind() == dtype_kind::signed_int));
-  cuda::fp_reports::begin_method(f.name(), refuses_values);
+  // NumPy names the method in the messages of reduce, accumulate and reduceat
+  // ("overflow encountered in reduce") and the ufunc in at's.
+  const std::string_view method_name(method);
+  cuda::fp_reports::begin_method(method_name == "at" ? std::string_view(f.name()) : method_name, refuses_values);
   device_context ctx;
   std::optional<ufunc::device> seen;
   for (const array* a : arrays) {
@@ -199,7 +203,13 @@ array reduce_on_device(const function& f, const array& a, const reduce_options& 
   require_device_code(f, "reduce", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
   const device_context ctx = context_of(f, "reduce", {&a, out, &o.where}, o.stream, &p.loop);
-  const array x = as_type(on_device(a, ctx), p.type, ctx);
+  // dtype='s cast is part of the reduction, as on the host and in NumPy ("... in reduce").
+  const array ad = on_device(a, ctx);
+  array x = ad;
+  if (ad.type() != p.type) {
+    x = device_empty(ad.shape(), p.type, ctx);
+    cuda::cast_in_method(ad, x, ctx.s);
+  }
   const array where = o.where.valid() ? on_device(o.where, ctx) : array();
   const bool direct = out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, a) &&
                       !(where.valid() && may_share_memory(*out, where)) && !has_zero_stride(*out);
