@@ -22,7 +22,6 @@
 #include "fp_reports.hpp"
 
 #include "at_gather.hpp"
-#include "casts.hpp"
 
 namespace ufunc::detail {
 
@@ -203,13 +202,7 @@ array reduce_on_device(const function& f, const array& a, const reduce_options& 
   require_device_code(f, "reduce", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
   const device_context ctx = context_of(f, "reduce", {&a, out, &o.where}, o.stream, &p.loop);
-  // dtype='s cast is part of the reduction, as on the host and in NumPy ("... in reduce").
-  const array ad = on_device(a, ctx);
-  array x = ad;
-  if (ad.type() != p.type) {
-    x = device_empty(ad.shape(), p.type, ctx);
-    cuda::cast_in_method(ad, x, ctx.s);
-  }
+  const array x = as_type(on_device(a, ctx), p.type, ctx);
   const array where = o.where.valid() ? on_device(o.where, ctx) : array();
   const bool direct = out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, a) &&
                       !(where.valid() && may_share_memory(*out, where)) && !has_zero_stride(*out);
