@@ -3,7 +3,6 @@
 // floating-point flags of the host target's cast loops (core/src/casting.cpp).
 #include <cfloat>
 #include <complex>
-#include <string_view>
 #include <type_traits>
 
 #include <ufunc/backends/cuda/loops.hpp>
@@ -142,39 +141,29 @@ void launch_cast(const device_call& c, dtype from, dtype to) {
   });
 }
 
-// A cast with a flag slot of its own, reported under `name` (and `method`, see
-// fp_reports::call_scope). Only pairs that can raise take one: a slot costs a wait
-// under 'raise' and 'call', and same-dtype copies (to_host's gathers) never raise.
-void cast_with_scope(const array& src, const array& dst, stream_ref s, const array& where, std::string_view name,
-                     unsigned long long method) {
+}  // namespace
+
+// A flag slot of its own, reported as NumPy names the flags of astype and copies
+// ("invalid value encountered in cast"). Only pairs that can raise take one: a slot
+// costs a wait under 'raise' and 'call', and same-dtype copies (to_host's gathers)
+// never raise.
+void cast(const array& src, const array& dst, stream_ref s, const array& where) {
   device_call c = plan_cast(src, dst, s, where);
   if (c.size == 0) return;
   if (!may_raise(src.type(), dst.type())) {
     launch_cast(c, src.type(), dst.type());
     return;
   }
-  fp_reports::call_scope fp(name, c.device, c.stream, false, method);
+  fp_reports::call_scope fp("cast", c.device, c.stream);
   c.fp = fp.sink();
   launch_cast(c, src.type(), dst.type());
   fp.launched();
-}
-
-}  // namespace
-
-void cast(const array& src, const array& dst, stream_ref s, const array& where) {
-  // NumPy's name for the flags of astype and copies: "invalid value encountered in cast".
-  cast_with_scope(src, dst, s, where, "cast", 0);
 }
 
 void cast_reporting(const array& src, const array& dst, stream_ref s, const array& where, const device_fp_sink& fp) {
   device_call c = plan_cast(src, dst, s, where);
   c.fp = fp;
   launch_cast(c, src.type(), dst.type());
-}
-
-void cast_in_method(const array& src, const array& dst, stream_ref s, const array& where) {
-  const fp_reports::method_info m = fp_reports::current_method();
-  cast_with_scope(src, dst, s, where, m.name, m.id);
 }
 
 }  // namespace ufunc::backends::cuda

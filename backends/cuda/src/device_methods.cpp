@@ -36,20 +36,14 @@ struct device_context {
 };
 
 // Every method's driver starts here, which also names the method for the flags its
-// launches report (cuda::launch_method attaches the slots): the ufunc's name, as the
-// host reports it, and whether its loop may refuse values. The one built-in loop that
-// does is signed integer power (a negative exponent is NumPy's ValueError, which its
-// kernels report through the slot), as for calls (device_run.cpp); without `loop`
-// every power loop is taken to (its launches wait for their kernels).
+// launches report (cuda::launch_method attaches the slots): as NumPy, the method for
+// reduce, accumulate and reduceat ("overflow encountered in reduce") and the ufunc for
+// at, and whether its loop may refuse values (fp_reports::refuses_values).
 device_context context_of(const function& f, const char* method, std::initializer_list<const array*> arrays,
-                          stream_ref requested, const loop_entry* loop = nullptr) {
-  const bool refuses_values =
-      f.name() == "power" &&
-      (loop == nullptr || (loop->types.nin() == 2 && loop->types.input(1).kind() == dtype_kind::signed_int));
-  // NumPy names the method in the messages of reduce, accumulate and reduceat
-  // ("overflow encountered in reduce") and the ufunc in at's.
+                          stream_ref requested, const loop_entry& loop) {
   const std::string_view method_name(method);
-  cuda::fp_reports::begin_method(method_name == "at" ? std::string_view(f.name()) : method_name, refuses_values);
+  cuda::fp_reports::begin_method(method_name == "at" ? std::string_view(f.name()) : method_name,
+                                 cuda::fp_reports::refuses_values(f.name(), loop.types));
   device_context ctx;
   std::optional<ufunc::device> seen;
   for (const array* a : arrays) {
@@ -201,7 +195,7 @@ array deliver(const array& computed, const array* out, const device_context& ctx
 array reduce_on_device(const function& f, const array& a, const reduce_options& o, const reduce_plan& p) {
   require_device_code(f, "reduce", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
-  const device_context ctx = context_of(f, "reduce", {&a, out, &o.where}, o.stream, &p.loop);
+  const device_context ctx = context_of(f, "reduce", {&a, out, &o.where}, o.stream, p.loop);
   const array x = as_type(on_device(a, ctx), p.type, ctx);
   const array where = o.where.valid() ? on_device(o.where, ctx) : array();
   const bool direct = out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, a) &&
@@ -231,7 +225,7 @@ array reduce_on_device(const function& f, const array& a, const reduce_options& 
 array accumulate_on_device(const function& f, const array& a, const accumulate_options& o, const accumulate_plan& p) {
   require_device_code(f, "accumulate", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
-  const device_context ctx = context_of(f, "accumulate", {&a, out}, o.stream, &p.loop);
+  const device_context ctx = context_of(f, "accumulate", {&a, out}, o.stream, p.loop);
   const array x = as_type(on_device(a, ctx), p.type, ctx);
   const bool direct =
       out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, x) && !has_zero_stride(*out);
@@ -264,7 +258,7 @@ array reduceat_on_device(const function& f, const array& a, std::span<const std:
                          const accumulate_options& o, const accumulate_plan& p) {
   require_device_code(f, "reduceat", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
-  const device_context ctx = context_of(f, "reduceat", {&a, out}, o.stream, &p.loop);
+  const device_context ctx = context_of(f, "reduceat", {&a, out}, o.stream, p.loop);
   const array x = as_type(on_device(a, ctx), p.type, ctx);
   dim_vector shape = a.shape();
   shape[p.axis] = static_cast<std::int64_t>(idx.size());
@@ -336,6 +330,21 @@ cuda::at_moves::strided_side side_of(const array& x, std::size_t first) {
   return s;
 }
 
+// Byte offsets into bd (b broadcast to the index positions then the trailing subspace)
+// of every index position, in index order.
+std::vector<std::int64_t> position_offsets(const array& bd, const dim_vector& index_shape, std::size_t npos) {
+  std::vector<std::int64_t> offsets(npos, 0);
+  std::vector<std::int64_t> pos_idx(index_shape.size(), 0);
+  for (std::size_t p = 0; p < npos; ++p) {
+    for (std::size_t d = 0; d < pos_idx.size(); ++d) offsets[p] += pos_idx[d] * bd.strides()[d];
+    for (std::size_t d = pos_idx.size(); d-- > 0;) {
+      if (++pos_idx[d] < index_shape[d]) break;
+      pos_idx[d] = 0;
+    }
+  }
+  return offsets;
+}
+
 // The loop's device method launcher on a's memory, every position in index order in
 // one launch (repeats serialized by the kernel): for loops T(T, ...) -> T whose T is
 // a's dtype.
@@ -344,17 +353,12 @@ void at_serialized(const array& ad, const array& b, const at_plan& plan, const d
   const auto& t = plan.loop.types;
   const std::size_t npos = a_offsets.size();
   const array bd = b.valid() ? as_type(on_device(b, ctx), t.input(1), ctx).broadcast_to(full) : array();
+  const std::vector<std::int64_t> b_offsets =
+      bd.valid() ? position_offsets(bd, plan.index_shape, npos) : std::vector<std::int64_t>(npos, 0);
   std::vector<std::int64_t> offsets(npos * 2, 0);
-  std::vector<std::int64_t> pos_idx(plan.index_shape.size(), 0);
   for (std::size_t p = 0; p < npos; ++p) {
-    std::int64_t bo = 0;
-    for (std::size_t d = 0; d < pos_idx.size() && bd.valid(); ++d) bo += pos_idx[d] * bd.strides()[d];
     offsets[2 * p] = a_offsets[p];
-    offsets[2 * p + 1] = bo;
-    for (std::size_t d = pos_idx.size(); d-- > 0;) {
-      if (++pos_idx[d] < plan.index_shape[d]) break;
-      pos_idx[d] = 0;
-    }
+    offsets[2 * p + 1] = b_offsets[p];
   }
   const array offsets_device =
       to_device(asarray<std::int64_t>(std::span<const std::int64_t>(offsets)), ctx.device, ctx.s);
@@ -403,17 +407,8 @@ void at_rounds_path(const function& f, const array& ad, const array& b, const at
     if (plan.index_shape[d] > 1 && bd.strides()[d] != 0) b_varies = true;
   const at_rounds r = rounds_of(a_offsets);
   // One upload: (a offset, b offset) of every position, in round order.
-  std::vector<std::int64_t> b_offsets(b_varies ? npos : 0, 0);
-  if (b_varies) {
-    std::vector<std::int64_t> pos_idx(pos_nd, 0);
-    for (std::size_t p = 0; p < npos; ++p) {
-      for (std::size_t d = 0; d < pos_nd; ++d) b_offsets[p] += pos_idx[d] * bd.strides()[d];
-      for (std::size_t d = pos_nd; d-- > 0;) {
-        if (++pos_idx[d] < plan.index_shape[d]) break;
-        pos_idx[d] = 0;
-      }
-    }
-  }
+  const std::vector<std::int64_t> b_offsets =
+      b_varies ? position_offsets(bd, plan.index_shape, npos) : std::vector<std::int64_t>();
   std::vector<std::int64_t> moved(npos * 2, 0);
   std::uint64_t a_bits = 0, b_bits = 0;
   for (std::size_t q = 0; q < npos; ++q) {
@@ -515,7 +510,7 @@ void at_rounds_path(const function& f, const array& ad, const array& b, const at
 // later ones are not. Host-in/host-out copies the state back before the error leaves.
 void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
   const auto& t = plan.loop.types;
-  const device_context ctx = context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream, &plan.loop);
+  const device_context ctx = context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream, plan.loop);
   const std::int64_t npos = shape_size(plan.index_shape);
   if (npos == 0 || shape_size(plan.sub_shape) == 0) return;
   if (plan.sub_shape.size() > static_cast<std::size_t>(max_ndim)) throw value_error("too many dimensions");

@@ -33,13 +33,7 @@ array device_cast(const array& a, dtype t, stream_ref s, const device_fp_sink& f
 
 namespace {
 
-// The one built-in loop whose device functor can meet a value NumPy refuses: power of
-// signed integers with a negative exponent (ops::power gives 0 there and the rule in
-// ufuncs/src/device_fp_rules.hpp reports it). Such calls wait for their kernel so
-// that the value_error comes from the call.
-bool refuses_values(const loop_call& c) {
-  return c.name == "power" && c.types.nin() == 2 && c.types.input(1).kind() == dtype_kind::signed_int;
-}
+bool refuses_values(const loop_call& c) { return cuda::fp_reports::refuses_values(c.name, c.types); }
 
 // The common device call: every operand an array on one device, of the loop's
 // dtype, C-ordered and of one shape, no mask. Skips broadcasting and planning.

@@ -21,8 +21,17 @@
 
 #include <ufunc/core/device_call.hpp>
 #include <ufunc/core/errstate.hpp>
+#include <ufunc/core/loop.hpp>
 
 namespace ufunc::backends::cuda::fp_reports {
+
+/// Whether the loop `types` of ufunc `name` can meet a value NumPy refuses: the one
+/// built-in case is power of signed integers with a negative exponent (ops::power
+/// gives 0 there and ufuncs/src/device_fp_rules.hpp reports it). Its calls and
+/// methods wait for their kernels, so that the value_error comes from them.
+inline bool refuses_values(std::string_view name, const type_signature& types) {
+  return name == "power" && types.nin() == 2 && types.input(1).kind() == dtype_kind::signed_int;
+}
 
 /// One device call's flag gathering: construct it before the launch, put sink()
 /// into the device_call, and call launched() once the launch succeeded.
