@@ -19,8 +19,9 @@ int main() try {
   auto add = ufunc::vectorize<float(float, float), example_target>(Add{}, "add");
   auto m = add(row, col);
 
-  std::printf("row %s + col %s -> %s\n", ufunc::array::shape_string(row.shape()).c_str(),
-              ufunc::array::shape_string(col.shape()).c_str(), ufunc::array::shape_string(m.shape()).c_str());
+  std::printf("row %s + col %s -> %s on target %s\n", ufunc::array::shape_string(row.shape()).c_str(),
+              ufunc::array::shape_string(col.shape()).c_str(), ufunc::array::shape_string(m.shape()).c_str(),
+              describe_target(example_target::id).c_str());
   for (std::int64_t i = 0; i < 3; ++i) {
     std::printf("  [");
     for (std::int64_t j = 0; j < 4; ++j) std::printf(" %4g", m.at(i, j));

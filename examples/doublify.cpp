@@ -22,7 +22,7 @@ int main() try {
   print("a:", a);
 
   ufunc::multiply(a, 2, {.out = {a}, .target = example_call_target});  // in place; 2 is weak, so the loop stays float32
-  print("a after multiply(a, 2, out=a):", a);
+  print(("a after multiply(a, 2, out=a) on target " + describe_target() + ":").c_str(), a);
 
   for (std::int64_t i = 0; i < 16; ++i)
     if (a.data()[i] != 2.0f * before.data()[i]) return 1;

@@ -23,8 +23,8 @@ int main() try {
     const double expected = std::sin(x.data()[i]);
     if (std::abs(y.at<double>(i) - expected) > 1e-8 + 1e-5 * std::abs(expected)) ++far;  // np.allclose's tolerances
   }
-  std::printf("sin of %ld float64 values (loops: %s): sin(x[0]=%g) = %g; allclose to std::sin: %s\n", n,
-              std::string(ufunc::simd_arch()).c_str(), x.at(0), y.at<double>(0), far == 0 ? "True" : "False");
+  std::printf("sin of %ld float64 values on target %s: sin(x[0]=%g) = %g; allclose to std::sin: %s\n", n,
+              describe_target().c_str(), x.at(0), y.at<double>(0), far == 0 ? "True" : "False");
   return far == 0 ? 0 : 1;
 } catch (const ufunc::error& e) {
   std::fprintf(stderr, "ufunc error: %s\n", e.what());

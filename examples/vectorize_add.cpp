@@ -32,7 +32,7 @@ int main() try {
   auto c = add(a, b);
 
   std::printf("Add.types = %s, target = %s\n", add.types()[0].c_str(),
-              std::string(ufunc::to_string(example_target::id)).c_str());
+              describe_target(example_target::id).c_str());
   std::printf("a[:5] = [%g %g %g %g %g], b[:5] = [%g %g %g %g %g]\n", a.at(0), a.at(1), a.at(2), a.at(3), a.at(4),
               b.at(0), b.at(1), b.at(2), b.at(3), b.at(4));
   std::printf("c = Add(a, b): shape %s, c[:5] = [%g %g %g %g %g], c[-1] = %g\n",

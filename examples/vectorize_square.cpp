@@ -20,7 +20,8 @@ int main() try {
 
   auto a = ufunc::arange<std::int64_t>(1000 * 1000).reshape({1000, 1000});
   ufunc::array_t<std::int64_t> s = square(a);  // the int64 loop, chosen at compile time
-  std::printf("square.types = [%s, %s]\n", square.types()[0].c_str(), square.types()[1].c_str());
+  std::printf("square.types = [%s, %s], target %s\n", square.types()[0].c_str(), square.types()[1].c_str(),
+              describe_target(example_target::id).c_str());
   std::printf("a: int64 %s, a[0, :4] = [%ld %ld %ld %ld]\n", ufunc::array::shape_string(a.shape()).c_str(), a.at(0, 0),
               a.at(0, 1), a.at(0, 2), a.at(0, 3));
   std::printf("square(a)[0, :4] = [%ld %ld %ld %ld], square(a)[-1, -1] = %ld\n", s.at(0, 0), s.at(0, 1), s.at(0, 2),

@@ -64,6 +64,8 @@ void require_target(target_id t) {
                      "' or 'all' preset (" + option + "=ON)");
 }
 
+target_id call_target(std::optional<target_id> requested) { return detail::resolve_target(requested); }
+
 namespace detail {
 
 namespace {

@@ -4,6 +4,7 @@
 // cpu backend's loops, only split across threads.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 namespace ufunc {
@@ -38,5 +39,12 @@ using default_target = UFUNC_DEFAULT_TARGET;
 [[nodiscard]] bool target_available(target_id t) noexcept;
 /// Throws target_error, naming the preset that builds it, if `t` is not available.
 void require_target(target_id t);
+/// The target a call runs on when its options name `requested`: that one, else the
+/// UFUNC_TARGET environment variable, else the build's default. Throws target_error as
+/// the call would. `automatic` stays as it is: it chooses per call (host data: parallel,
+/// or cpu without TBB; device data: cuda).
+///
+///     std::printf("runs on %s\n", std::string(ufunc::to_string(ufunc::call_target())).c_str());
+[[nodiscard]] target_id call_target(std::optional<target_id> requested = {});
 
 }  // namespace ufunc

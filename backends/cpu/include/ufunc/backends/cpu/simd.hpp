@@ -23,9 +23,18 @@ template <class T, class Arch = default_arch>
 using batch = xsimd::batch<T, Arch>;
 
 /// Whether xsimd has registers for T on Arch (bool and complex use the scalar path).
+///
+/// Never in nvcc's device pass (__CUDA_ARCH__), which emits no host loop anyway: instantiating a
+/// __host__ __device__ functor there with xsimd batches would check its body against xsimd's host-only
+/// functions and warn (20011/20014) for every `using std::sqrt; return sqrt(x);` a user writes, warnings that
+/// would then have to be silenced for real device-side mistakes too.
 template <class T, class Arch>
 inline constexpr bool has_batch =
+#if defined(__CUDA_ARCH__)
+    false;
+#else
     std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && xsimd::types::has_simd_register<T, Arch>::value;
+#endif
 
 /// Elementwise choice that works for scalars and batches alike, so one functor body
 /// serves both paths: select(x > 0, x, -x).

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The README's two quick-start commands, in order, as a new user runs them on a fresh machine whose
+# python3 has no NumPy: `bash examples/run.sh` (which configures the build first), then
+# `bash tests/run.sh`. Passes only if every NumPy differential test ran and passed: a build that
+# cached a Python without NumPy, or a generator that skipped, fails here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# A python3 that sees no site-packages, so no NumPy, first on PATH.
+plain=$(mktemp -d)/python
+if ! python3 -m venv "$plain" >/dev/null 2>&1; then
+  [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+  rm -rf "$plain"
+  python3 -m venv "$plain"
+fi
+export PATH=$plain/bin:$PATH
+if python3 -c "import numpy" 2>/dev/null; then
+  echo "quick start test: the python3 on PATH has NumPy; this test needs one without" >&2
+  exit 1
+fi
+echo "python3 for the quick start: $(command -v python3) (no NumPy)"
+
+bash examples/run.sh
+log=$(mktemp)
+bash tests/run.sh 2>&1 | tee "$log"
+
+# Every registered differential test, and each of them passed (not skipped, not missing).
+registered=$(ctest --test-dir build/cpu -N -R '^numpy_differential' | grep -cE 'Test +#')
+passed=$(grep -cE 'Test +#[0-9]+: numpy_differential[^ ]* \.+ +Passed' "$log" || true)
+echo "quick start test: $passed of $registered NumPy differential tests passed"
+if [ "$registered" -lt 5 ] || [ "$passed" -ne "$registered" ]; then
+  echo "quick start test: FAILED (the NumPy oracle must run after the README's two commands)" >&2
+  exit 1
+fi
