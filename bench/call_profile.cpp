@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
                      c = zero_d ? d.c.reshape({}) : d.c;
   const char* size_label = zero_d ? "0d" : argc > 3 ? argv[3] : "1024";
   const auto add_fn = [](auto x, auto y) { return x + y; };
-  const auto vadd = ufunc::vectorize<float(float, float)>(add_fn, "profile_add");
+  const auto vadd = ufunc::vectorize<float(float, float), ufunc::target::cpu>(add_fn, "profile_add");
   char* kernel_args[] = {reinterpret_cast<char*>(d.a.data()), reinterpret_cast<char*>(d.b.data()),
                          reinterpret_cast<char*>(d.c.data())};
   const std::int64_t kernel_steps[] = {sizeof(float), sizeof(float), sizeof(float)};

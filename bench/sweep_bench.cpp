@@ -144,7 +144,7 @@ auto make_exp() {
   if constexpr (!is_absent<decltype(ufunc::exp)>) {
     return [](const ufunc::array_t<T>& a, const ufunc::call_options& o) { return ufunc::exp(a, o); };
   } else {
-    auto f = ufunc::vectorize<T(T)>(
+    auto f = ufunc::vectorize<T(T), ufunc::target::cpu>(
         [](auto x) {
           using std::exp;
           return exp(x);

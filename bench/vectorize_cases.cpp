@@ -36,8 +36,8 @@ void run(const data& big, const data& small, const references& ref, const plan& 
   // Otherwise these cases would silently measure the scalar fallback.
   static_assert(ufunc::backends::cpu::is_vectorizable<decltype(add_fn), float(float, float)>);
   static_assert(ufunc::backends::cpu::is_vectorizable<decltype(sin_fn), float(float)>);
-  const auto vadd = ufunc::vectorize<float(float, float)>(add_fn, "bench_add");
-  const auto vsin = ufunc::vectorize<float(float)>(sin_fn, "bench_sin");
+  const auto vadd = ufunc::vectorize<float(float, float), ufunc::target::cpu>(add_fn, "bench_add");
+  const auto vsin = ufunc::vectorize<float(float), ufunc::target::cpu>(sin_fn, "bench_sin");
 
   const auto n_big = big.n, n_small = small.n;
   const auto add_bytes_big = 3 * n_big * std::int64_t{sizeof(float)};

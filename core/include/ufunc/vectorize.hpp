@@ -196,7 +196,8 @@ class vectorized {
 #elif !defined(__CUDACC__)
   static_assert(!std::is_same_v<Target, target::cuda>,
                 "ufunc::vectorize: a translation unit that makes a ufunc for target::cuda from its own functor must "
-                "be compiled as CUDA (a .cu file, or LANGUAGE CUDA), with a __host__ __device__ functor");
+                "be compiled as CUDA (a .cu file, or LANGUAGE CUDA), with a __host__ __device__ functor; or name a "
+                "host target (vectorize<Sig, ufunc::target::cpu>), or define UFUNC_DEFAULT_TARGET=cpu for this file");
 #endif
 
   using first_traits = signature_traits<std::tuple_element_t<0, std::tuple<Sigs...>>>;

@@ -25,10 +25,18 @@ struct automatic {
   static constexpr target_id id = target_id::automatic;
 };
 
-#ifndef UFUNC_DEFAULT_TARGET
+// The build passes its default (CMake option UFUNC_DEFAULT_TARGET, set by each preset) as
+// UFUNC_BUILD_DEFAULT_TARGET. A translation unit may define UFUNC_DEFAULT_TARGET itself to give its
+// own vectorize<> objects another default: a C++ file of a cuda build, whose functors nvcc does not
+// compile, can say cpu. Calls that name no target at run time go to the build's default regardless.
+#if !defined(UFUNC_DEFAULT_TARGET)
+#if defined(UFUNC_BUILD_DEFAULT_TARGET)
+#define UFUNC_DEFAULT_TARGET UFUNC_BUILD_DEFAULT_TARGET
+#else
 #define UFUNC_DEFAULT_TARGET cpu
 #endif
-/// The build's default (CMake option UFUNC_DEFAULT_TARGET, set by each preset).
+#endif
+/// The default target of vectorize<> in this translation unit (see above).
 using default_target = UFUNC_DEFAULT_TARGET;
 }  // namespace target
 
