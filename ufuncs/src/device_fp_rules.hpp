@@ -60,6 +60,19 @@ __device__ __forceinline__ unsigned integer_division(T a, T b, bool min_over_min
 
 }  // namespace fp_rules
 
+// Folds of these classify lazily (fp_flags.hpp): a sum that meets inf or NaN stays inf or NaN,
+// and an extremum is one of its inputs, so it never raises.
+template <>
+struct flags_show_in_result<::ufunc::ops::add> : std::true_type {};
+template <>
+struct flags_show_in_result<::ufunc::ops::maximum> : std::true_type {};
+template <>
+struct flags_show_in_result<::ufunc::ops::minimum> : std::true_type {};
+template <>
+struct flags_show_in_result<::ufunc::ops::fmax> : std::true_type {};
+template <>
+struct flags_show_in_result<::ufunc::ops::fmin> : std::true_type {};
+
 template <>
 struct fp_rule<::ufunc::ops::multiply> {
   template <class R, class A, class B>

@@ -63,6 +63,10 @@ __device__ __forceinline__ bool is_zero(const T& x) {
   else
     return x == T(0);
 }
+template <class T>
+__device__ __forceinline__ bool finite(const T& x) {
+  return !any_nan(x) && !any_inf(x);
+}
 /// |x| below the smallest normal number: zero or subnormal (a real x).
 template <class T>
 __device__ __forceinline__ bool is_tiny(T x) {
@@ -116,6 +120,17 @@ struct fp_rule {
     return fp::generic(r, a...);
   }
 };
+
+/// Whether a fold of Op (reduce, accumulate) may leave its steps unclassified unless it ends
+/// non-finite: true where every flag a step raises comes with a non-finite result and a
+/// non-finite accumulator stays non-finite through the later steps (add: inf and NaN absorb), or
+/// where a result is always one of the inputs (maximum, fmin, ...: nothing to raise). A fold that
+/// ends finite then raised nothing; one that does not is folded again, classifying the same steps
+/// in the same order, so the flags are those of classifying at once. Memory-bound folds then cost
+/// one test per thread instead of one per element. The built-in operations that qualify
+/// specialize it in ufuncs/src/device_fp_rules.hpp.
+template <class Op>
+struct flags_show_in_result : std::false_type {};
 
 /// The fpe bits of one element.
 template <class Op, class R, class... A>

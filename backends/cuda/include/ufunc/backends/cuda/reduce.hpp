@@ -99,6 +99,21 @@ __device__ __forceinline__ void fold(const F& f, maybe<T>& m, T v, bool check, u
   m.valid = true;
 }
 
+// A thread's fold with its flags: fold_all(classify) folds the thread's elements in order,
+// classifying each step only when asked. Where F's flags show in the result
+// (flags_show_in_result), the steps are classified only if the fold ends non-finite, then by
+// folding the same steps again.
+template <class F, class T, class Fold>
+__device__ __forceinline__ maybe<T> classified_fold(bool check, Fold fold_all) {
+  if constexpr (flags_show_in_result<F>::value) {
+    const maybe<T> t = fold_all(false);
+    if (!check || !t.valid || fp::finite(t.v)) return t;
+    return fold_all(true);
+  } else {
+    return fold_all(check);
+  }
+}
+
 template <class T>
 __device__ __forceinline__ T ld(const char* p) {
   return *reinterpret_cast<const T*>(p);
@@ -183,51 +198,54 @@ __global__ void __launch_bounds__(threads) reduce_inner_kernel(F f, reduce_param
   const std::int64_t r0 = b * p.chunk, r1 = min(p.R, r0 + p.chunk);
   const bool check = p.fp.flags != nullptr;
   unsigned fl = 0;
-  M t{T{}, false};
-  std::int64_t r = r0 + threadIdx.x;
-  if constexpr (Vec && vector_loads<T>) {
-    // Contiguous and 16-byte aligned (checked on the host): each thread folds whole
-    // vectors, four in flight, then the block's tail element by element.
-    using V = vector16<T>;
-    const V* xv = reinterpret_cast<const V*>(x + r0 * static_cast<std::int64_t>(sizeof(T)));
-    const std::int64_t nv = (r1 - r0) / V::size;
-    std::int64_t i = threadIdx.x;
-    for (; i + (unroll - 1) * threads < nv; i += unroll * threads) {
-      V v[unroll];
+  const M t = classified_fold<F, T>(check, [&](bool check) {
+    M t{T{}, false};
+    std::int64_t r = r0 + threadIdx.x;
+    if constexpr (Vec && vector_loads<T>) {
+      // Contiguous and 16-byte aligned (checked on the host): each thread folds whole
+      // vectors, four in flight, then the block's tail element by element.
+      using V = vector16<T>;
+      const V* xv = reinterpret_cast<const V*>(x + r0 * static_cast<std::int64_t>(sizeof(T)));
+      const std::int64_t nv = (r1 - r0) / V::size;
+      std::int64_t i = threadIdx.x;
+      for (; i + (unroll - 1) * threads < nv; i += unroll * threads) {
+        V v[unroll];
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) v[u] = xv[i + u * threads];
+        for (int u = 0; u < unroll; ++u) v[u] = xv[i + u * threads];
+#pragma unroll
+        for (int u = 0; u < unroll; ++u)
+#pragma unroll
+          for (int e = 0; e < V::size; ++e) fold(f, t, v[u].v[e], check, fl);
+      }
+      for (; i < nv; i += threads) {
+        const V v = xv[i];
+#pragma unroll
+        for (int e = 0; e < V::size; ++e) fold(f, t, v.v[e], check, fl);
+      }
+      r = r0 + nv * V::size + threadIdx.x;
+    }
+    // Four loads in flight per thread, folded in order.
+    for (; r + (unroll - 1) * threads < r1; r += unroll * threads) {
+      T v[unroll];
+      bool sel[unroll];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) {
+        std::int64_t ox, om;
+        reduced_offset(p.red, r + u * threads, ox, om);
+        v[u] = ld<T>(x + ox);
+        sel[u] = !Mask || ld<bool>(mask + om);
+      }
 #pragma unroll
       for (int u = 0; u < unroll; ++u)
-#pragma unroll
-        for (int e = 0; e < V::size; ++e) fold(f, t, v[u].v[e], check, fl);
+        if (sel[u]) fold(f, t, v[u], check, fl);
     }
-    for (; i < nv; i += threads) {
-      const V v = xv[i];
-#pragma unroll
-      for (int e = 0; e < V::size; ++e) fold(f, t, v.v[e], check, fl);
-    }
-    r = r0 + nv * V::size + threadIdx.x;
-  }
-  // Four loads in flight per thread, folded in order.
-  for (; r + (unroll - 1) * threads < r1; r += unroll * threads) {
-    T v[unroll];
-    bool sel[unroll];
-#pragma unroll
-    for (int u = 0; u < unroll; ++u) {
+    for (; r < r1; r += threads) {
       std::int64_t ox, om;
-      reduced_offset(p.red, r + u * threads, ox, om);
-      v[u] = ld<T>(x + ox);
-      sel[u] = !Mask || ld<bool>(mask + om);
+      reduced_offset(p.red, r, ox, om);
+      if (!Mask || ld<bool>(mask + om)) fold(f, t, ld<T>(x + ox), check, fl);
     }
-#pragma unroll
-    for (int u = 0; u < unroll; ++u)
-      if (sel[u]) fold(f, t, v[u], check, fl);
-  }
-  for (; r < r1; r += threads) {
-    std::int64_t ox, om;
-    reduced_offset(p.red, r, ox, om);
-    if (!Mask || ld<bool>(mask + om)) fold(f, t, ld<T>(x + ox), check, fl);
-  }
+    return t;
+  });
   using block_reduce = cub::BlockReduce<M, threads>;
   __shared__ typename block_reduce::TempStorage storage;
   const M total = block_reduce(storage).Reduce(t, maybe_op<F, T>{f, check ? &fl : nullptr});
@@ -253,33 +271,36 @@ __global__ void __launch_bounds__(threads) reduce_warp_kernel(F f, reduce_params
   __shared__ typename warp_reduce::TempStorage storage[warps_per_block];
   const bool check = p.fp.flags != nullptr;
   unsigned fl = 0;
-  M t{T{}, false};
   std::int64_t kx = 0, ka = 0, km = 0;
-  if (k < p.K) {
-    p.kept.offsets(k, kx, ka, km);
-    const char* x = p.x + kx;
-    const char* mask = p.mask + km;
-    std::int64_t r = lane;
-    for (; r + (unroll - 1) * 32 < p.R; r += unroll * 32) {
-      T v[unroll];
-      bool sel[unroll];
+  if (k < p.K) p.kept.offsets(k, kx, ka, km);
+  const M t = classified_fold<F, T>(check, [&](bool check) {
+    M t{T{}, false};
+    if (k < p.K) {
+      const char* x = p.x + kx;
+      const char* mask = p.mask + km;
+      std::int64_t r = lane;
+      for (; r + (unroll - 1) * 32 < p.R; r += unroll * 32) {
+        T v[unroll];
+        bool sel[unroll];
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        std::int64_t ox, om;
-        reduced_offset(p.red, r + u * 32, ox, om);
-        v[u] = ld<T>(x + ox);
-        sel[u] = !Mask || ld<bool>(mask + om);
+        for (int u = 0; u < unroll; ++u) {
+          std::int64_t ox, om;
+          reduced_offset(p.red, r + u * 32, ox, om);
+          v[u] = ld<T>(x + ox);
+          sel[u] = !Mask || ld<bool>(mask + om);
+        }
+#pragma unroll
+        for (int u = 0; u < unroll; ++u)
+          if (sel[u]) fold(f, t, v[u], check, fl);
       }
-#pragma unroll
-      for (int u = 0; u < unroll; ++u)
-        if (sel[u]) fold(f, t, v[u], check, fl);
+      for (; r < p.R; r += 32) {
+        std::int64_t ox, om;
+        reduced_offset(p.red, r, ox, om);
+        if (!Mask || ld<bool>(mask + om)) fold(f, t, ld<T>(x + ox), check, fl);
+      }
     }
-    for (; r < p.R; r += 32) {
-      std::int64_t ox, om;
-      reduced_offset(p.red, r, ox, om);
-      if (!Mask || ld<bool>(mask + om)) fold(f, t, ld<T>(x + ox), check, fl);
-    }
-  }
+    return t;
+  });
   const M total = warp_reduce(storage[warp]).Reduce(t, maybe_op<F, T>{f, check ? &fl : nullptr});
   if (lane == 0 && k < p.K) finish(f, p, reinterpret_cast<T*>(p.acc + ka), total, fl);
   if (check) report_fp(p.fp, fl);
@@ -346,16 +367,19 @@ __global__ void __launch_bounds__(threads) reduce_outer_kernel(F f, reduce_param
   T* acc = reinterpret_cast<T*>(p.acc + ka);
   const bool check = p.fp.flags != nullptr;
   unsigned fl = 0;
-  M t{T{}, false};
-  if constexpr (Direct) {
-    t.valid = true;
-    if (p.has_start)
-      memcpy(&t.v, p.start, sizeof(T));
-    else
-      t.v = *acc;
-  }
   const std::int64_t r0 = s * p.chunk, r1 = min(p.R, r0 + p.chunk);
-  fold_run<T>(p, kx, km, r0, r1, Mask, [&](T v) { fold(f, t, v, check, fl); });
+  const M t = classified_fold<F, T>(check, [&](bool check) {
+    M t{T{}, false};
+    if constexpr (Direct) {
+      t.valid = true;
+      if (p.has_start)
+        memcpy(&t.v, p.start, sizeof(T));
+      else
+        t.v = *acc;
+    }
+    fold_run<T>(p, kx, km, r0, r1, Mask, [&](T v) { fold(f, t, v, check, fl); });
+    return t;
+  });
   if constexpr (Direct)
     *acc = t.v;
   else if (p.nb == 1)
@@ -409,6 +433,7 @@ template <class F, class T>
 __global__ void __launch_bounds__(threads) accumulate_kernel(F f, accumulate_params p) {
   const bool check = p.fp.flags != nullptr;
   unsigned fl = 0;
+  // Classified at once: a second scan (classified_fold) would read what the first wrote where out is x.
   accumulate_one<T>(p, [&](T a, T x) { return apply_step(f, a, x, check, fl); });
   if (check) report_fp(p.fp, fl);
 }
