@@ -86,20 +86,6 @@ struct fp_rule<::ufunc::ops::multiply> {
   }
 };
 
-// A product raises only where it is not finite, or tiny (underflow).
-template <>
-struct fp_prescreen<::ufunc::ops::multiply> {
-  template <class R>
-  __device__ static bool may_raise(const R& r) {
-    if constexpr (fp_rules::real_float<R>)
-      return !fp::finite(r) || fp::is_tiny(r);
-    else
-      return fp::any_nonfinite(r);
-  }
-};
-template <>
-struct fp_prescreen<::ufunc::ops::square> : fp_prescreen<::ufunc::ops::multiply> {};
-
 template <>
 struct fp_rule<::ufunc::ops::square> {
   template <class R, class A>

@@ -83,20 +83,6 @@ __device__ __forceinline__ unsigned result_flags(const R& r, bool input_nan, boo
   return (any_nan(r) && !input_nan ? fpe::invalid : 0u) | (any_inf(r) && !input_inf ? fpe::overflow : 0u);
 }
 
-/// Whether a result, or a part or output of it, is NaN or infinite.
-template <class R>
-__device__ __forceinline__ bool any_nonfinite(const R& r) {
-  if constexpr (several_outputs<R>::value) {
-    return [&]<std::size_t... O>(std::index_sequence<O...>) { return (!finite(std::get<O>(r)) || ...); }
-    (std::make_index_sequence<std::tuple_size<R>::value>{});
-  } else {
-    return !finite(r);
-  }
-}
-
-/// The base of fp_rule's primary template (the generic rule); specializations do not derive from it.
-struct generic_rule {};
-
 /// The generic rule; a tuple result (several outputs) is classified per output. A
 /// NaN part of an input does not excuse an infinite result: (max + nan j) * 2
 /// overflows in its real part.
@@ -128,7 +114,7 @@ __device__ __forceinline__ unsigned generic(const R& r, const A&... a) {
 /// nvcc 13 evaluated a requires-expression on this to false in some instantiation
 /// contexts, silently.)
 template <class Op>
-struct fp_rule : fp::generic_rule {
+struct fp_rule {
   template <class R, class... A>
   __device__ static unsigned flags(const R& r, const A&... a) {
     return fp::generic(r, a...);
@@ -145,21 +131,6 @@ struct fp_rule : fp::generic_rule {
 /// specialize it in ufuncs/src/device_fp_rules.hpp.
 template <class Op>
 struct flags_show_in_result : std::false_type {};
-
-/// A first test on an element's result, one comparison or two: false where computing it raised
-/// nothing, so that a kernel classifies (fp_flags_of) only the elements that pass it, after its
-/// loads and stores. Under the generic rule only a non-finite result raises; a rule of its own
-/// passes every element unless it specializes this too (ufuncs/src/device_fp_rules.hpp).
-template <class Op>
-struct fp_prescreen {
-  template <class R>
-  __device__ static bool may_raise(const R& r) {
-    if constexpr (std::is_base_of_v<fp::generic_rule, fp_rule<Op>>)
-      return fp::any_nonfinite(r);
-    else
-      return true;
-  }
-};
 
 /// The fpe bits of one element.
 template <class Op, class R, class... A>

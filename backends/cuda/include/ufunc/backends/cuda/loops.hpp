@@ -122,18 +122,14 @@ __device__ __forceinline__ T load(const char* p) {
   return *reinterpret_cast<const T*>(p);
 }
 
-template <class... A>
-using inputs_of = ::cuda::std::tuple<device_t<A>...>;
-
-// Applies f to the inputs at `off`, kept in `in`, and stores every output (several
-// outputs come back as a tuple). Returns whether the element may have raised a
-// floating-point flag (fp_prescreen) when the call gathers them; classify() then
-// classifies it from `in` (not reloaded: an output may have overwritten an input).
+// Applies f to the inputs at `off` and stores every output (several outputs come
+// back as a tuple). Returns the element's floating-point flags when the call
+// gathers them (fp_flags.hpp).
 template <class F, class Index, int NOP, class R, class... A, std::size_t... I>
-__device__ __forceinline__ bool apply(const F& f, const kernel_plan<Index, NOP>& p, const Index* off,
-                                      inputs_of<A...>& in, std::index_sequence<I...>) {
+__device__ __forceinline__ unsigned apply(const F& f, const kernel_plan<Index, NOP>& p, const Index* off,
+                                          std::index_sequence<I...>) {
   constexpr int nin = sizeof...(A);
-  in = inputs_of<A...>{load<device_t<A>>(p.base[I] + off[I])...};
+  const ::cuda::std::tuple<device_t<A>...> in{load<device_t<A>>(p.base[I] + off[I])...};
   auto r = f(::cuda::std::get<I>(in)...);
   using outputs = typename signature_traits<R(A...)>::outputs;
   if constexpr (outputs::size == 1) {
@@ -145,19 +141,7 @@ __device__ __forceinline__ bool apply(const F& f, const kernel_plan<Index, NOP>&
     }
     (std::make_index_sequence<outputs::size>{});
   }
-  return p.fp.flags && fp_prescreen<F>::may_raise(r);
-}
-
-// The flags of the elements whose bits `pending` sets, computed again from their inputs.
-template <class F, class... A>
-__device__ __forceinline__ unsigned classify(const F& f, const inputs_of<A...> (&in)[items_per_thread],
-                                             unsigned pending) {
-  unsigned flags = 0;
-#pragma unroll
-  for (int k = 0; k < items_per_thread; ++k)
-    if (pending & (1u << k))
-      flags |= ::cuda::std::apply([&](const auto&... a) { return fp_flags_of<F>(f(a...), a...); }, in[k]);
-  return flags;
+  return p.fp.flags ? fp_flags_of<F>(r, ::cuda::std::get<I>(in)...) : 0u;
 }
 
 template <class F, class Index, int NOP, bool HasWhere, class R, class... A>
@@ -177,8 +161,7 @@ __global__ void __launch_bounds__(block_threads) rows_kernel(F f, kernel_plan<In
     for (int op = 0; op < nops; ++op) row_off[op] += idx * p.stride[op][d];
   }
   const Index first = tile * (block_threads * items_per_thread) + static_cast<Index>(threadIdx.x);
-  inputs_of<A...> in[items_per_thread];
-  unsigned pending = 0;
+  unsigned flags = 0;
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     const Index i = first + k * block_threads;
@@ -187,9 +170,9 @@ __global__ void __launch_bounds__(block_threads) rows_kernel(F f, kernel_plan<In
     for (int op = 0; op < nops; ++op) off[op] = row_off[op] + i * p.stride[op][0];
     if constexpr (HasWhere)
       if (!load<bool>(p.base[nops - 1] + off[nops - 1])) continue;
-    if (apply<F, Index, NOP, R, A...>(f, p, off, in[k], std::index_sequence_for<A...>{})) pending |= 1u << k;
+    flags |= apply<F, Index, NOP, R, A...>(f, p, off, std::index_sequence_for<A...>{});
   }
-  if (p.fp.flags) report_fp_warp(p.fp, pending ? classify<F, A...>(f, in, pending) : 0u);
+  if (p.fp.flags) report_fp_warp(p.fp, flags);
 }
 
 template <class F, class Index, int NOP, bool HasWhere, class R, class... A>
@@ -197,8 +180,7 @@ __global__ void __launch_bounds__(block_threads) elements_kernel(F f, kernel_pla
   constexpr int nops = NOP;
   const Index first =
       static_cast<Index>(blockIdx.x) * (block_threads * items_per_thread) + static_cast<Index>(threadIdx.x);
-  inputs_of<A...> in[items_per_thread];
-  unsigned pending = 0;
+  unsigned flags = 0;
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     const Index e = first + k * block_threads;
@@ -214,9 +196,9 @@ __global__ void __launch_bounds__(block_threads) elements_kernel(F f, kernel_pla
     }
     if constexpr (HasWhere)
       if (!load<bool>(p.base[nops - 1] + off[nops - 1])) continue;
-    if (apply<F, Index, NOP, R, A...>(f, p, off, in[k], std::index_sequence_for<A...>{})) pending |= 1u << k;
+    flags |= apply<F, Index, NOP, R, A...>(f, p, off, std::index_sequence_for<A...>{});
   }
-  if (p.fp.flags) report_fp_warp(p.fp, pending ? classify<F, A...>(f, in, pending) : 0u);
+  if (p.fp.flags) report_fp_warp(p.fp, flags);
 }
 
 // Small contiguous calls: the lightest launch (a few pointers as parameters), since
@@ -237,7 +219,7 @@ __global__ void __launch_bounds__(block_threads)
     const int i = first + k * block_threads;
     if (i < n) x[k] = inputs{in[i]...};
   }
-  unsigned pending = 0;
+  unsigned flags = 0;
 #pragma unroll
   for (int k = 0; k < items_per_thread; ++k) {
     const int i = first + k * block_threads;
@@ -246,12 +228,12 @@ __global__ void __launch_bounds__(block_threads)
           [&](const auto&... a) {
             const auto r = f(a...);
             out[i] = static_cast<device_t<R>>(r);
-            if (fp.flags && fp_prescreen<F>::may_raise(r)) pending |= 1u << k;
+            if (fp.flags) flags |= fp_flags_of<F>(r, a...);
           },
           x[k]);
     }
   }
-  if (fp.flags) report_fp_warp(fp, pending ? classify<F, A...>(f, x, pending) : 0u);
+  if (fp.flags) report_fp_warp(fp, flags);
 }
 
 // cub::DeviceTransform's functor: converts storage types at the boundary.
