@@ -99,16 +99,19 @@ reduce_plan plan_reduce(const function& f, const array& a, const reduce_options&
     p.has_start = true;
   }
 
-  std::int64_t reduced_count = 1;
+  bool empty_axis = false;
   for (int d = 0; d < nd; ++d) {
     if (p.reduced[d]) {
-      reduced_count *= a.shape()[d];
+      empty_axis |= a.shape()[d] == 0;
       if (o.keepdims) p.shape.push_back(1);
     } else {
       p.shape.push_back(a.shape()[d]);
     }
   }
-  if (reduced_count == 0 && shape_size(p.shape) > 0 && !p.has_start)
+  // NumPy refuses a reduced axis of length 0 without a start value even where the result is empty
+  // (fmin.reduce(empty((0, 0)), axis=0)); reduced axes of nonzero length over an empty array are fine
+  // (fmin.reduce(empty((0, 3)), axis=1) is empty).
+  if (empty_axis && !p.has_start)
     throw value_error(method_label(f, "reduce") + ": zero-size array to reduction operation " + f.name() +
                       " which has no identity");
 

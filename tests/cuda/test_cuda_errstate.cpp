@@ -1023,3 +1023,92 @@ TEST_CASE("cuda errstate: casts under warn report once, when the library next wa
           std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::min(), 2});
   }
 }
+
+namespace {
+
+// What `run` reports through the call policy on its target, having waited for the device.
+template <class Fn>
+unsigned flags_after(Fn&& run) {
+  unsigned flags = 0;
+  ufunc::errstate guard({.all = ufunc::fp_policy::call}, [&](std::string_view, unsigned f) { flags |= f; });
+  run();
+  ufunc::backends::cuda::synchronize();
+  return flags;
+}
+
+// n values with a NaN at every fifth position (either sign).
+template <class T>
+ufunc::array nan_sprinkled(std::int64_t n, std::int64_t phase) {
+  auto a = ufunc::empty<T>({n});
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  for (std::int64_t i = 0; i < n; ++i) a.data()[i] = i % 5 == phase ? (i % 2 ? -nan : nan) : T(i % 7) - T(3);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("cuda errstate: ordered comparisons and min/max of NaN raise nothing, as NumPy's real loops", T,
+                   float, double) {
+  const ufunc::lazy_function* comparisons[] = {&ufunc::less, &ufunc::less_equal, &ufunc::greater,
+                                               &ufunc::greater_equal};
+  const ufunc::lazy_function* extrema[] = {&ufunc::maximum, &ufunc::minimum, &ufunc::fmax, &ufunc::fmin};
+  for (const std::int64_t n : {1, 2, 31, 67, 1000, 1 << 17}) {
+    CAPTURE(n);
+    const auto a = nan_sprinkled<T>(n, 0), b = nan_sprinkled<T>(n, 2);
+    const auto da = ufunc::to_device(a), db = ufunc::to_device(b);
+    for (const auto* f : comparisons) {
+      CAPTURE(f->get().name());
+      ufunc::errstate guard({.all = ufunc::fp_policy::raise});
+      ufunc::array r;
+      CHECK_NOTHROW(r = (*f)(da, db, {.target = cuda}));
+      CHECK(ufunc::to_host(r).to_vector<bool>() == (*f)(a, b, {.target = cpu}).to_vector<bool>());
+      CHECK_NOTHROW((void)ufunc::to_host((*f)(da, T(1), {.target = cuda})));
+      CHECK(flags_after([&] { (void)(*f)(da, std::numeric_limits<T>::quiet_NaN(), {.target = cuda}); }) == 0);
+    }
+    for (const auto* f : extrema) {
+      CAPTURE(f->get().name());
+      CHECK(flags_after([&] {
+              (void)(*f)(da, db, {.target = cuda});
+              (void)f->reduce(da, {.target = cuda});
+              (void)f->accumulate(da, {.target = cuda});
+            }) == 0);
+      CHECK(same_values(ufunc::to_host((*f)(da, db, {.target = cuda})).template to_vector<double>(),
+                        (*f)(a, b, {.target = cpu}).astype(ufunc::float64).template to_vector<double>()));
+    }
+  }
+  // outer of device arrays: quiet too.
+  const auto small = ufunc::to_device(nan_sprinkled<T>(12, 1));
+  CHECK(flags_after([&] { (void)ufunc::less.outer(small, small, {.target = cuda}); }) == 0);
+}
+
+TEST_CASE("cuda errstate: complex comparisons report invalid where NumPy's do (the host target's flags)") {
+  using C = std::complex<double>;
+  const std::vector<C> values = {{1, 0}, {nan, 0}, {0, nan}, {1, nan}, {nan, nan}, {1, 1}, {2, 0}};
+  const ufunc::lazy_function* comparisons[] = {&ufunc::less, &ufunc::less_equal, &ufunc::greater,
+                                               &ufunc::greater_equal};
+  for (const auto* f : comparisons) {
+    for (const C x : values) {
+      for (const C y : values) {
+        CAPTURE(f->get().name());
+        CAPTURE(x);
+        CAPTURE(y);
+        for (const auto type : {ufunc::complex64, ufunc::complex128}) {
+          const auto hx = ufunc::asarray<C>({x, x, x}).astype(type), hy = ufunc::asarray<C>({y}).astype(type);
+          const auto dx = ufunc::to_device(hx), dy = ufunc::to_device(hy);
+          const unsigned host_flags = flags_after([&] { (void)(*f)(hx, hy, {.target = cpu}); });
+          const unsigned device_flags = flags_after([&] { (void)(*f)(dx, dy, {.target = cuda}); });
+          const bool numpy = std::isnan(x.real()) || std::isnan(y.real()) ||
+                             (x.real() == y.real() && (std::isnan(x.imag()) || std::isnan(y.imag())));
+          CHECK(host_flags == (numpy ? static_cast<unsigned>(ufunc::fp_flag::invalid) : 0u));
+          CHECK(device_flags == host_flags);
+          CHECK(ufunc::to_host((*f)(dx, dy, {.target = cuda})).to_vector<bool>() ==
+                (*f)(hx, hy, {.target = cpu}).to_vector<bool>());
+          // maximum and friends order the same way, quietly.
+          CHECK(flags_after([&] {
+                  (void)ufunc::maximum(dx, dy, {.target = cuda}), (void)ufunc::fmin(dx, dy, {.target = cuda});
+                }) == 0);
+        }
+      }
+    }
+  }
+}

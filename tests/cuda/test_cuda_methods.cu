@@ -618,3 +618,30 @@ TEST_CASE("cuda methods: at that casts reports floating-point errors as the call
     CHECK(std::isinf(got[2]));
   }
 }
+
+TEST_CASE("cuda methods: an empty reduced axis needs an identity or initial=, on device arrays as on the host") {
+  // NumPy 2: np.fmin.reduce(np.empty((0, 0)), axis=-2) raises ValueError even though the result is empty.
+  const auto e00 = ufunc::to_device(ufunc::array::zeros({0, 0}, ufunc::float64));
+  const auto e30 = ufunc::to_device(ufunc::array::zeros({3, 0}, ufunc::float32));
+  const auto e03 = ufunc::to_device(ufunc::array::zeros({0, 3}, ufunc::float64));
+  for (const auto* f : {&ufunc::fmin, &ufunc::maximum, &ufunc::nextafter}) {
+    const std::string message = "zero-size array to reduction operation " + f->get().name() + " which has no identity";
+    CAPTURE(message);
+    CHECK_THROWS_WITH_AS((void)f->reduce(e00, {.axis = -2, .target = gpu}), doctest::Contains(message.c_str()),
+                         ufunc::value_error);
+    CHECK_THROWS_WITH_AS((void)f->reduce(e00, {.axis = -1, .keepdims = true, .target = gpu}),
+                         doctest::Contains(message.c_str()), ufunc::value_error);
+    CHECK_THROWS_WITH_AS((void)f->reduce(e30, {.axis = 1, .target = gpu}), doctest::Contains(message.c_str()),
+                         ufunc::value_error);
+    // Reduced axes of nonzero length: an empty result. initial=: filled with it.
+    const ufunc::array r = f->reduce(e03, {.axis = 1, .target = gpu});
+    CHECK(r.shape() == ufunc::dim_vector{0});
+    CHECK(f->reduce(e00, {.axis = -2, .initial = 5.0, .target = gpu}).shape() == ufunc::dim_vector{0});
+    const ufunc::array filled = f->reduce(e30, {.axis = 1, .initial = 5.0, .target = gpu});
+    CHECK(filled.device() == ufunc::device::cuda(0));
+    CHECK(host_values<float>(filled) == std::vector<float>{5, 5, 5});
+  }
+  // With an identity: the identity, on the device.
+  CHECK(host_values<float>(ufunc::add.reduce(e30, {.axis = 1, .target = gpu})) == std::vector<float>{0, 0, 0});
+  CHECK(host_values<double>(ufunc::multiply.reduce(e03, {.axis = 0, .target = gpu})) == std::vector<double>{1, 1, 1});
+}

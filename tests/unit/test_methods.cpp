@@ -863,3 +863,143 @@ TEST_CASE("methods: outer_all returns every output of a two-output ufunc (np.div
   // Single-output ufuncs give the same result both ways.
   CHECK(ufunc::add.outer_all(a, b).at(0).to_vector<std::int64_t>() == ufunc::add.outer(a, b).to_vector<std::int64_t>());
 }
+
+// ---- empty reductions -----------------------------------------------------------------
+
+namespace {
+
+struct empty_case {
+  ufunc::dim_vector shape;
+  ufunc::axes axis;
+  int naxes;
+  bool refused;  // without a start value (NumPy: an empty reduced axis)
+  ufunc::dim_vector result, result_keepdims;
+};
+
+// NumPy 2.4.6: a reduced axis of length 0 needs a start value even where the result is empty
+// (np.fmin.reduce(np.empty((0, 0)), axis=-2) raises); an empty array reduced along axes of
+// nonzero length does not (np.fmin.reduce(np.empty((0, 3)), axis=1) has shape (0,)).
+std::vector<empty_case> empty_cases() {
+  return {
+      {{0}, 0, 1, true, {}, {1}},
+      {{0, 0}, -2, 1, true, {0}, {1, 0}},
+      {{0, 0}, -1, 1, true, {0}, {0, 1}},
+      {{0, 0}, ufunc::all_axes, 2, true, {}, {1, 1}},
+      {{0, 3}, 0, 1, true, {3}, {1, 3}},
+      {{0, 3}, 1, 1, false, {0}, {0, 1}},
+      {{3, 0}, 1, 1, true, {3}, {3, 1}},
+      {{3, 0}, 0, 1, false, {0}, {1, 0}},
+      {{3, 0}, ufunc::all_axes, 2, true, {}, {1, 1}},
+      {{2, 0, 3}, {1}, 1, true, {2, 3}, {2, 1, 3}},
+      {{2, 0, 3}, {0, 2}, 2, false, {0}, {1, 0, 1}},
+      {{2, 3, 0}, {0, 1}, 2, false, {0}, {1, 1, 0}},
+      {{0, 3}, ufunc::axes::none(), 0, false, {0, 3}, {0, 3}},
+  };
+}
+
+std::string shape_text(const ufunc::dim_vector& s) { return ufunc::array::shape_string(s); }
+
+}  // namespace
+
+TEST_CASE("methods: reductions without an identity refuse every empty reduced axis, as NumPy") {
+  for (const char* name : {"fmin", "fmax", "minimum", "maximum", "nextafter", "subtract", "arctan2", "floor_divide"}) {
+    const ufunc::function& f = builtin(name);
+    const bool reorderable = f.resolve_loop(std::vector<ufunc::dtype>{ufunc::float64, ufunc::float64}).reorderable;
+    const std::string no_identity =
+        std::string("zero-size array to reduction operation ") + name + " which has no identity";
+    for (const auto& c : empty_cases()) {
+      for (const bool keepdims : {false, true}) {
+        for (const auto target : ufunc_test::host_targets()) {
+          CAPTURE(name);
+          CAPTURE(shape_text(c.shape));
+          CAPTURE(c.naxes);
+          CAPTURE(keepdims);
+          const auto x = ufunc::array::zeros(c.shape, ufunc::float64);
+          const ufunc::dim_vector& expected = keepdims ? c.result_keepdims : c.result;
+          const auto reduce = [&](std::optional<ufunc::weak_scalar> initial, ufunc::array where) {
+            return f.reduce(
+                x, {.axis = c.axis, .keepdims = keepdims, .initial = initial, .where = where, .target = target});
+          };
+          if (c.naxes > 1 && !reorderable) {  // NumPy says so first
+            CHECK(contains(message_of([&] { (void)reduce({}, {}); }), "is not reorderable"));
+            continue;
+          }
+          if (c.refused) {
+            CHECK_THROWS_AS((void)reduce({}, {}), ufunc::value_error);
+            CHECK(contains(message_of([&] { (void)reduce({}, {}); }), no_identity));
+          } else {
+            const auto r = reduce({}, {});
+            CHECK(r.shape() == expected);
+            CHECK(r.size() == 0);
+          }
+          // initial= makes every one of them a reduction, filled with it.
+          const auto r = reduce(5.0, {});
+          CHECK(r.shape() == expected);
+          for (const double v : r.to_vector<double>()) CHECK(v == 5.0);
+          // where= needs initial= without an identity, empty or not.
+          const auto mask = ufunc::array::zeros(c.shape, ufunc::bool_);
+          CHECK(contains(message_of([&] { (void)reduce({}, mask); }),
+                         "to use a where mask one has to specify 'initial'"));
+          CHECK(reduce(5.0, mask).shape() == expected);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("methods: empty reductions with an identity give the identity, where= or not") {
+  struct with_identity {
+    const char* name;
+    ufunc::dtype type;
+    double identity;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const auto& u :
+       {with_identity{"add", ufunc::float64, 0.0}, with_identity{"multiply", ufunc::int32, 1.0},
+        with_identity{"logaddexp", ufunc::float32, -inf}, with_identity{"logical_and", ufunc::bool_, 1.0},
+        with_identity{"bitwise_or", ufunc::uint8, 0.0}}) {
+    const ufunc::function& f = builtin(u.name);
+    for (const auto& c : empty_cases()) {
+      for (const bool keepdims : {false, true}) {
+        for (const auto target : ufunc_test::host_targets()) {
+          CAPTURE(u.name);
+          CAPTURE(shape_text(c.shape));
+          CAPTURE(keepdims);
+          const auto x = ufunc::array::zeros(c.shape, u.type);
+          for (const bool masked : {false, true}) {
+            const auto r = f.reduce(x, {.axis = c.axis,
+                                        .keepdims = keepdims,
+                                        .where = masked ? ufunc::array::zeros(c.shape, ufunc::bool_) : ufunc::array(),
+                                        .target = target});
+            CHECK(r.shape() == (keepdims ? c.result_keepdims : c.result));
+            for (const double v : r.astype(ufunc::float64).to_vector<double>()) CHECK(v == u.identity);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("methods: accumulate and reduceat of empty arrays need no identity, as NumPy") {
+  const auto e03 = ufunc::array::zeros({0, 3}, ufunc::float64), e30 = ufunc::array::zeros({3, 0}, ufunc::float64);
+  const auto idx = [](std::initializer_list<std::int64_t> v) { return ufunc::asarray<std::int64_t>(v); };
+  for (const auto target : ufunc_test::host_targets()) {
+    for (const auto* f : {&ufunc::fmin, &ufunc::subtract, &ufunc::add}) {
+      CAPTURE(f->get().name());
+      // np.fmin.accumulate(np.empty((0, 3)), axis=0).shape == (0, 3), and so on.
+      CHECK(f->accumulate(e03, {.axis = 0, .target = target}).shape() == ufunc::dim_vector{0, 3});
+      CHECK(f->accumulate(e03, {.axis = 1, .target = target}).shape() == ufunc::dim_vector{0, 3});
+      CHECK(f->accumulate(e30, {.axis = 1, .target = target}).shape() == ufunc::dim_vector{3, 0});
+      CHECK(f->accumulate(ufunc::array::zeros({0}, ufunc::float64), {.target = target}).shape() ==
+            ufunc::dim_vector{0});
+      // np.fmin.reduceat(np.empty((3, 0)), [0, 0]).shape == (2, 0); (0, 3) along axis 1 with [0, 0]: (0, 2).
+      CHECK(f->reduceat(e30, idx({0, 0}), {.axis = 0, .target = target}).shape() == ufunc::dim_vector{2, 0});
+      CHECK(f->reduceat(e03, idx({0, 0}), {.axis = 1, .target = target}).shape() == ufunc::dim_vector{0, 2});
+      CHECK(f->reduceat(e03, idx({}), {.axis = 0, .target = target}).shape() == ufunc::dim_vector{0, 3});
+      // An index into an empty axis is out of bounds: "index 0 out-of-bounds in fmin.reduceat [0, 0)".
+      CHECK_THROWS_AS((void)f->reduceat(e03, idx({0}), {.axis = 0, .target = target}), ufunc::index_error);
+      CHECK(contains(message_of([&] { (void)f->reduceat(e30, idx({0}), {.axis = 1, .target = target}); }),
+                     "index 0 out-of-bounds in " + f->get().name() + ".reduceat [0, 0)"));
+    }
+  }
+}

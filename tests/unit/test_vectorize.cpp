@@ -29,7 +29,45 @@ struct poly {
   }
 };
 
+// A predicate that opts into the SIMD loops: its batch call returns a batch_bool.
+struct within_one {
+  static constexpr bool simd_predicate = true;
+  template <class T>
+  bool operator()(T a, T b) const {
+    return std::abs(a - b) <= T(1);
+  }
+  template <class T, class A>
+  xsimd::batch_bool<T, A> operator()(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b) const {
+    return xsimd::abs(a - b) <= xsimd::batch<T, A>(T(1));
+  }
+};
+
 }  // namespace
+
+TEST_CASE("vectorize: a predicate that opts in runs on batches, every layout and tail") {
+  CHECK(ufunc::backends::cpu::is_vectorizable<within_one, bool(float, float)>);
+  CHECK(ufunc::backends::cpu::is_vectorizable<within_one, bool(double, double)>);
+  CHECK_FALSE(ufunc::backends::cpu::is_vectorizable<within_one, bool(float, double)>);  // mixed types
+  // Without the opt-in a bool signature never asks whether the body takes batches.
+  CHECK_FALSE(ufunc::backends::cpu::is_vectorizable<decltype([](auto a, auto b) { return a > 0 && b > 0; }),
+                                                    bool(float, float)>);
+  auto near = ufunc::vectorize<ufunc::signatures<bool(float, float), bool(double, double)>>(within_one{}, "near");
+  for (std::int64_t n = 1; n <= 40; ++n) {
+    CAPTURE(n);
+    auto x = ufunc::empty<double>({2 * n});
+    for (std::int64_t i = 0; i < 2 * n; ++i) x.data()[i] = 0.75 * static_cast<double>(i % 5);
+    const auto strided = x[{ufunc::slice{std::nullopt, std::nullopt, 2}}];
+    const auto contiguous = strided.copy();
+    for (const auto& a : {strided, contiguous}) {
+      const auto r = near(a, 1.5).to_vector<bool>();
+      REQUIRE(r.size() == static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i)
+        CHECK(r[static_cast<std::size_t>(i)] == (std::abs(a.at<double>(i) - 1.5) <= 1.0));
+    }
+    CHECK(near(contiguous.astype(ufunc::float32), contiguous.astype(ufunc::float32)).to_vector<bool>() ==
+          std::vector<bool>(static_cast<std::size_t>(n), true));
+  }
+}
 
 TEST_CASE("vectorize: generic functors get the SIMD path, typed ones the scalar path") {
   using sig = float(float, float);

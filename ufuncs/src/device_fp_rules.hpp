@@ -289,6 +289,28 @@ struct fp_rule<::ufunc::ops::sign> {
   }
 };
 
+// The ordered comparisons: the bool result says nothing (the generic rule), and real operands compare quietly,
+// as NumPy's float loops. NumPy's complex ones (CLT & co.) evaluate C's signaling operators, so a NaN real part
+// is `invalid`, and a NaN imaginary part where the real parts are equal (ops/comparison.hpp, which raises the
+// same flag on the host).
+struct ordered_comparison_rule {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R&, const A& a, const B& b) {
+    if constexpr (fp::complex_parts<A>::value)
+      return ::ufunc::ops::detail::complex_order_raises(a, b) ? fpe::invalid : 0u;
+    else
+      return 0u;
+  }
+};
+template <>
+struct fp_rule<::ufunc::ops::less> : ordered_comparison_rule {};
+template <>
+struct fp_rule<::ufunc::ops::less_equal> : ordered_comparison_rule {};
+template <>
+struct fp_rule<::ufunc::ops::greater> : ordered_comparison_rule {};
+template <>
+struct fp_rule<::ufunc::ops::greater_equal> : ordered_comparison_rule {};
+
 // exp's tiny results are never exact; exp2's are for integral exponents.
 template <>
 struct fp_rule<::ufunc::ops::exp> {

@@ -60,31 +60,33 @@ batch<T, A> wrapping(const batch<T, A>& a, const batch<T, A>& b, Op op) {
   }
 }
 
+// The comparisons are the quiet ones (simd::quiet_less & co.): NumPy's min/max loops
+// raise no flag for NaN, and xsimd's `<` is signaling on SSE.
 template <class T, class A>
 batch<T, A> select_max(const batch<T, A>& a, const batch<T, A>& b) {
   if constexpr (batch_float<T>)
-    return xsimd::select(xsimd::isnan(a) | (a > b), a, b);
+    return xsimd::select(xsimd::isnan(a) | simd::quiet_greater(a, b), a, b);
   else
     return xsimd::max(a, b);
 }
 template <class T, class A>
 batch<T, A> select_min(const batch<T, A>& a, const batch<T, A>& b) {
   if constexpr (batch_float<T>)
-    return xsimd::select(xsimd::isnan(a) | (a < b), a, b);
+    return xsimd::select(xsimd::isnan(a) | simd::quiet_less(a, b), a, b);
   else
     return xsimd::min(a, b);
 }
 template <class T, class A>
 batch<T, A> select_fmax(const batch<T, A>& a, const batch<T, A>& b) {
   if constexpr (batch_float<T>)
-    return xsimd::select(xsimd::isnan(b) | (a >= b), a, b);
+    return xsimd::select(xsimd::isnan(b) | simd::quiet_greater_equal(a, b), a, b);
   else
     return xsimd::max(a, b);
 }
 template <class T, class A>
 batch<T, A> select_fmin(const batch<T, A>& a, const batch<T, A>& b) {
   if constexpr (batch_float<T>)
-    return xsimd::select(xsimd::isnan(b) | (a <= b), a, b);
+    return xsimd::select(xsimd::isnan(b) | simd::quiet_less_equal(a, b), a, b);
   else
     return xsimd::min(a, b);
 }
@@ -104,9 +106,11 @@ batch<T, A> negate(const batch<T, A>& a) {
 // and discards the lanes of 2^52 and more (and NaN) afterwards: those conversions are
 // out of range, UB in C++ (found by fuzzing). Such lanes are integral (or NaN) already,
 // so `round` sees 0 in their place and they keep their value; the results are unchanged.
+// The generic rounding compares its argument with 2^52 with SSE's signaling `<`, so
+// NaN must not reach it either (NumPy rounds NaN without a flag); nor this test.
 template <class T, class A, class Round>
 batch<T, A> integral_lanes(const batch<T, A>& a, Round round) {
-  const auto small = xsimd::abs(a) < batch<T, A>(T(1) / std::numeric_limits<T>::epsilon());
+  const auto small = simd::quiet_less(xsimd::abs(a), batch<T, A>(T(1) / std::numeric_limits<T>::epsilon()));
   return xsimd::select(small, round(xsimd::select(small, a, batch<T, A>(T(0)))), a);
 }
 
@@ -119,7 +123,7 @@ template <class T, class A>
 batch<T, A> exp_normal_range(const batch<T, A>& a) {
   using B = batch<T, A>;
   constexpr T lo = std::is_same_v<T, float> ? T(-87) : T(-708);  // exp(lo) is still normal
-  constexpr T hi = std::is_same_v<T, float> ? T(88) : T(709);     // exp(hi) is still finite
+  constexpr T hi = std::is_same_v<T, float> ? T(88) : T(709);    // exp(hi) is still finite
   const auto not_nan = a == a;
   const B finite_or_zero = xsimd::select(not_nan, a, B(T(0)));
   const auto inside = not_nan & (finite_or_zero >= B(lo)) & (finite_or_zero <= B(hi));
@@ -127,10 +131,12 @@ batch<T, A> exp_normal_range(const batch<T, A>& a) {
   if (xsimd::all(inside)) return r;
   alignas(A::alignment()) T in[B::size];
   alignas(A::alignment()) T out[B::size];
+  bool done[B::size];  // the lanes' own test: `in[i] >= lo` would raise invalid for NaN
   a.store_aligned(in);
   r.store_aligned(out);
+  simd::store_bools(inside, done);
   for (std::size_t i = 0; i < B::size; ++i)
-    if (!(in[i] >= lo && in[i] <= hi)) out[i] = std::exp(in[i]);
+    if (!done[i]) out[i] = std::exp(in[i]);
   return B::load_aligned(out);
 }
 
@@ -171,11 +177,11 @@ UFUNC_SIMD_UNARY(fabs, batch_float, xsimd::abs(a))
 UFUNC_SIMD_UNARY(sqrt, batch_float, xsimd::sqrt(a))
 UFUNC_SIMD_UNARY(floor, batch_float,
                  xsimd::copysign(integral_lanes(a, [](const auto& x) { return xsimd::floor(x); }), a))
-UFUNC_SIMD_UNARY(ceil, batch_float,
-                 xsimd::copysign(integral_lanes(a, [](const auto& x) { return xsimd::ceil(x); }), a))
+UFUNC_SIMD_UNARY(ceil, batch_float, xsimd::copysign(integral_lanes(a, [](const auto& x) { return xsimd::ceil(x); }), a))
 UFUNC_SIMD_UNARY(trunc, batch_float,
                  xsimd::copysign(integral_lanes(a, [](const auto& x) { return xsimd::trunc(x); }), a))
-UFUNC_SIMD_UNARY(rint, batch_float, xsimd::copysign(xsimd::nearbyint(a), a))
+UFUNC_SIMD_UNARY(rint, batch_float,
+                 xsimd::copysign(integral_lanes(a, [](const auto& x) { return xsimd::nearbyint(x); }), a))
 UFUNC_SIMD_UNARY(exp, batch_float, exp_normal_range(a))
 // float32 only, our own kernel (simd_trig.hpp: under 1 ulp, the same bits on every
 // instruction set). float64 stays on libm: xsimd's float64 sin/cos lose up to 7 ulp
@@ -192,6 +198,24 @@ UFUNC_SIMD_BINARY(fmin, batch_number, select_fmin(a, b))
 
 #undef UFUNC_SIMD_BINARY
 #undef UFUNC_SIMD_UNARY
+
+// The ordered comparisons of floats on batches, quiet (NumPy's float comparisons
+// raise no flag for NaN). Predicates: they opt into the SIMD loops for bool(T, T)
+// (backends/cpu/loops.hpp); integers keep the scalar loops.
+#define UFUNC_SIMD_PREDICATE(name, quiet)                                                  \
+  struct name : ops::name {                                                                \
+    static constexpr bool simd_predicate = true;                                           \
+    using ops::name::operator();                                                           \
+    template <batch_float T, class A>                                                      \
+    xsimd::batch_bool<T, A> operator()(const batch<T, A>& a, const batch<T, A>& b) const { \
+      return simd::quiet(a, b);                                                            \
+    }                                                                                      \
+  };
+UFUNC_SIMD_PREDICATE(less, quiet_less)
+UFUNC_SIMD_PREDICATE(less_equal, quiet_less_equal)
+UFUNC_SIMD_PREDICATE(greater, quiet_greater)
+UFUNC_SIMD_PREDICATE(greater_equal, quiet_greater_equal)
+#undef UFUNC_SIMD_PREDICATE
 
 // NumPy raises for a negative integer exponent; on the host the loop does too (the
 // device loop cannot throw and gives 0: docs/design.md).
@@ -238,6 +262,10 @@ UFUNC_SIMD_VERSION(maximum)
 UFUNC_SIMD_VERSION(minimum)
 UFUNC_SIMD_VERSION(fmax)
 UFUNC_SIMD_VERSION(fmin)
+UFUNC_SIMD_VERSION(less)
+UFUNC_SIMD_VERSION(less_equal)
+UFUNC_SIMD_VERSION(greater)
+UFUNC_SIMD_VERSION(greater_equal)
 #undef UFUNC_SIMD_VERSION
 
 }  // namespace ufunc::ufuncs

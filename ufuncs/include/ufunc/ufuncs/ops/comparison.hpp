@@ -3,34 +3,66 @@
 // (NumPy 2 semantics, loops.c.src and loops_minmax).
 #pragma once
 
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
 #include <ufunc/ufuncs/ops/common.hpp>
 #include <ufunc/ufuncs/ops/floating.hpp>
 
 namespace ufunc::ops {
 
 namespace detail {
+// The ordered comparisons on the host are IEEE 754's quiet predicates: C++'s `<` on a NaN operand raises
+// `invalid` on x86 (comiss, cmpltps), and NumPy's real comparison and min/max loops report nothing for NaN.
+// Floats are compared as integers: their bit patterns, mapped so that the integers order as the numbers do
+// (-0 as +0), NaN told apart by its magnitude. Neither std::isless nor a NaN-guarded `<` is enough: GCC's
+// vectorizer turns both into SSE's signaling cmpltps/cmpnltps (it did in the reductions' lane combine), and
+// integer instructions raise nothing whatever a compiler makes of them. The device has no flags to raise.
+enum class order { less, less_equal };
+
+template <order O, class T, class U>
+UFUNC_HOST_DEVICE constexpr bool ordered(T a, U b) {
+#if !defined(__CUDA_ARCH__)
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, U> && (sizeof(T) == 4 || sizeof(T) == 8)) {
+    using I = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+    constexpr I magnitude = std::numeric_limits<I>::max();
+    constexpr I infinity = std::bit_cast<I>(std::numeric_limits<T>::infinity());
+    const I ia = std::bit_cast<I>(a), ib = std::bit_cast<I>(b);
+    const I ma = ia & magnitude, mb = ib & magnitude;
+    const I ka = ia < 0 ? -ma : ma, kb = ib < 0 ? -mb : mb;
+    return (ma <= infinity) & (mb <= infinity) & (O == order::less ? ka < kb : ka <= kb);
+  }
+#endif
+  if constexpr (O == order::less)
+    return a < b;
+  else
+    return a <= b;
+}
+
 struct op_gt {
   template <class T, class U>
   UFUNC_HOST_DEVICE constexpr bool operator()(T a, U b) const {
-    return a > b;
+    return ordered<order::less>(b, a);
   }
 };
 struct op_ge {
   template <class T, class U>
   UFUNC_HOST_DEVICE constexpr bool operator()(T a, U b) const {
-    return a >= b;
+    return ordered<order::less_equal>(b, a);
   }
 };
 struct op_lt {
   template <class T, class U>
   UFUNC_HOST_DEVICE constexpr bool operator()(T a, U b) const {
-    return a < b;
+    return ordered<order::less>(a, b);
   }
 };
 struct op_le {
   template <class T, class U>
   UFUNC_HOST_DEVICE constexpr bool operator()(T a, U b) const {
-    return a <= b;
+    return ordered<order::less_equal>(a, b);
   }
 };
 struct op_eq {
@@ -46,11 +78,30 @@ struct op_ne {
   }
 };
 
+// NumPy's lexicographic order of complex numbers (CGT/CGE/CLT/CLE): the order of the real parts counts only
+// if neither imaginary part is nan. Op orders the imaginary parts, Strict the real ones. Quiet.
+template <class Op, class Strict>
+struct lexicographic {
+  template <complex_number T>
+  UFUNC_HOST_DEVICE bool operator()(const T& a, const T& b) const {
+    return (Strict{}(a.real(), b.real()) && !m::isnan(a.imag()) && !m::isnan(b.imag())) ||
+           (a.real() == b.real() && Op{}(a.imag(), b.imag()));
+  }
+};
+
+// NumPy's complex comparisons evaluate that order with C's operators, which raise `invalid` on x86 for a NaN
+// operand: the real parts always meet, the imaginary parts where the real parts are equal. So
+// less(nan+0j, 1+0j) warns where less(nan, 1.0) does not (NumPy 2.4.6).
+template <complex_number T>
+UFUNC_HOST_DEVICE bool complex_order_raises(const T& a, const T& b) {
+  return m::isnan(a.real()) || m::isnan(b.real()) ||
+         (a.real() == b.real() && (m::isnan(a.imag()) || m::isnan(b.imag())));
+}
+
 // Op on reals. Integers of different types (NumPy 2's int64/uint64 loops) are compared mathematically, not
 // after C's conversion to unsigned: the signs first, then the values, which then fit in uint64.
-// Complex numbers are ordered lexicographically as NumPy's CGT/CGE/CLT/CLE do: the order of the real parts
-// counts only if neither imaginary part is nan. Strict is the strict order on the real parts (void for == and
-// !=, which compare both parts).
+// Complex numbers are ordered lexicographically, raising `invalid` where NumPy's loops do. Strict is the strict
+// order on the real parts (void for == and !=, which compare both parts).
 template <class Op, class Strict>
 struct comparison {
   template <real T>
@@ -67,8 +118,8 @@ struct comparison {
     if constexpr (std::is_void_v<Strict>) {
       return Op{}(a, b);
     } else {
-      return (Strict{}(a.real(), b.real()) && !m::isnan(a.imag()) && !m::isnan(b.imag())) ||
-             (a.real() == b.real() && Op{}(a.imag(), b.imag()));
+      if (complex_order_raises(a, b)) raise_fp(fp_flag::invalid);
+      return lexicographic<Op, Strict>{}(a, b);
     }
   }
 
@@ -143,9 +194,10 @@ struct extremum {
 };
 }  // namespace detail
 
-struct maximum : detail::extremum<detail::op_gt, greater_equal, true> {};
-struct minimum : detail::extremum<detail::op_lt, less_equal, true> {};
-struct fmax : detail::extremum<detail::op_ge, greater_equal, false> {};
-struct fmin : detail::extremum<detail::op_le, less_equal, false> {};
+// Quiet, as NumPy's loops (they clear the flags their comparisons raise).
+struct maximum : detail::extremum<detail::op_gt, detail::lexicographic<detail::op_ge, detail::op_gt>, true> {};
+struct minimum : detail::extremum<detail::op_lt, detail::lexicographic<detail::op_le, detail::op_lt>, true> {};
+struct fmax : detail::extremum<detail::op_ge, detail::lexicographic<detail::op_ge, detail::op_gt>, false> {};
+struct fmin : detail::extremum<detail::op_le, detail::lexicographic<detail::op_le, detail::op_lt>, false> {};
 
 }  // namespace ufunc::ops

@@ -3,7 +3,8 @@
 // code: contiguous and broadcast-scalar operands are loaded directly, strided ones
 // and the tail are gathered into a batch first. Because no element ever takes a
 // scalar path, the results do not depend on layout or on how a parallel backend
-// splits the work.
+// splits the work. Predicates, bool(T, ..., T), take the batch code too when the
+// functor opts in (simd_predicate below): its batch call returns a batch_bool.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,18 @@ template <class F, class Arch, class T, class... A>
 struct batch_callable<F, Arch, T(A...)>
     : std::is_convertible<std::invoke_result_t<const F&, simd::batch<A, Arch>...>, simd::batch<T, Arch>> {};
 
+// A predicate's batch call: bool(T, ..., T), the functor opted in, and its batch call
+// gives a batch_bool of T.
+template <class F, class Arch, class Sig>
+struct predicate_callable : std::false_type {};
+
+template <class F, class Arch, class T, class... A>
+  requires(F::simd_predicate && (std::is_same_v<T, A> && ...) && simd::has_batch<T, Arch> &&
+           std::is_invocable_v<const F&, simd::batch<T, Arch>, simd::batch<A, Arch>...>)
+struct predicate_callable<F, Arch, bool(T, A...)>
+    : std::is_convertible<std::invoke_result_t<const F&, simd::batch<T, Arch>, simd::batch<A, Arch>...>,
+                          simd::batch_bool<T, Arch>> {};
+
 }  // namespace detail
 
 template <class F, class Sig>
@@ -54,13 +67,26 @@ inline constexpr bool callable_as = false;
 template <class F, class R, class... A>
 inline constexpr bool callable_as<F, R(A...)> = std::is_invocable_r_v<R, const F&, A...>;
 
+/// A functor declares `static constexpr bool simd_predicate = true;` to have its
+/// bool(T, ..., T) signatures run on batches (its batch call returning
+/// xsimd::batch_bool<T, Arch>). Only on request: finding out whether a functor takes
+/// batches instantiates its body, and a predicate's body often does not compile for
+/// batches (`a > 0 && b > 0`), which a plain bool signature must keep allowing.
+template <class F, class Sig, class Arch = simd::default_arch>
+inline constexpr bool is_predicate_vectorizable = [] {
+  if constexpr (requires { F::simd_predicate; })
+    return detail::predicate_callable<F, Arch, Sig>::value;
+  else
+    return false;
+}();
+
 /// Whether the SIMD path applies to F with signature Sig on Arch.
 template <class F, class Sig, class Arch = simd::default_arch>
 inline constexpr bool is_vectorizable = [] {
   if constexpr (uniform_signature<Sig>::value && signature_traits<Sig>::nout == 1)
     return detail::batch_callable<F, Arch, Sig>::value;
   else
-    return false;
+    return is_predicate_vectorizable<F, Sig, Arch>;
 }();
 
 namespace detail {
@@ -74,6 +100,15 @@ UFUNC_ALWAYS_INLINE T load(const char* p) noexcept {
 template <class T>
 UFUNC_ALWAYS_INLINE void store(char* p, const T& v) noexcept {
   std::memcpy(p, &v, sizeof(T));
+}
+
+// A batch result into out[0 .. W): T lanes, or a predicate's lanes as bools.
+template <class Arch, class T, class R, class V>
+UFUNC_ALWAYS_INLINE void put_batch(R* out, const V& r) noexcept {
+  if constexpr (std::is_same_v<R, T>)
+    simd::batch<T, Arch>(r).store_unaligned(out);
+  else
+    simd::store_bools(simd::batch_bool<T, Arch>(r), out);
 }
 
 // Scalar loop: any signature, including several outputs.
@@ -94,15 +129,15 @@ void scalar_loop(const F& f, char* const* args, std::int64_t n, const std::int64
   }
 }
 
-// SIMD loop for T(T, ..., T). ScalarMask bit i: input i is a broadcast scalar
-// (step 0) in the contiguous case.
-template <class Arch, class T, std::size_t NIN, unsigned ScalarMask, class F, std::size_t... I>
+// SIMD loop for R(T, ..., T), R = T or bool (a predicate). ScalarMask bit i: input i
+// is a broadcast scalar (step 0) in the contiguous case.
+template <class Arch, class T, class R, std::size_t NIN, unsigned ScalarMask, class F, std::size_t... I>
 UFUNC_ALWAYS_INLINE void contiguous_batches(const F& f, char* const* args, std::int64_t n,
                                             std::index_sequence<I...>) {
   using B = simd::batch<T, Arch>;
   constexpr std::int64_t W = B::size;
   const T* in[NIN] = {reinterpret_cast<const T*>(args[I])...};
-  T* out = reinterpret_cast<T*>(args[NIN]);
+  R* out = reinterpret_cast<R*>(args[NIN]);
   const B splat[NIN] = {(ScalarMask >> I & 1u ? B(*in[I]) : B(T(0)))...};
   auto operand = [&](auto idx, std::int64_t k) {
     constexpr std::size_t i = decltype(idx)::value;
@@ -114,11 +149,10 @@ UFUNC_ALWAYS_INLINE void contiguous_batches(const F& f, char* const* args, std::
   // Full batches from k on; returns where they end.
   auto batches = [&](auto streaming, std::int64_t k) {
     for (; k + W <= n; k += W) {
-      const B r = f(operand(std::integral_constant<std::size_t, I>{}, k)...);
       if constexpr (decltype(streaming)::value)
-        simd::stream_store(out + k, r);
+        simd::stream_store(out + k, B(f(operand(std::integral_constant<std::size_t, I>{}, k)...)));
       else
-        r.store_unaligned(out + k);
+        put_batch<Arch, T>(out + k, f(operand(std::integral_constant<std::size_t, I>{}, k)...));
     }
     return k;
   };
@@ -126,16 +160,16 @@ UFUNC_ALWAYS_INLINE void contiguous_batches(const F& f, char* const* args, std::
   // element so the padding lanes see ordinary values and raise no floating-point
   // flag of their own), compute, store the live lanes.
   auto partial = [&](std::int64_t k, std::int64_t m) {
-    alignas(64) T buf[NIN + 1][W];
+    alignas(64) T buf[NIN][W];
+    alignas(64) R res[W];
     for (std::size_t i = 0; i < NIN; ++i)
       for (std::int64_t j = 0; j < W; ++j) buf[i][j] = (ScalarMask >> i & 1u) ? in[i][0] : in[i][k + (j < m ? j : 0)];
-    const B r = f(B::load_aligned(buf[I])...);
-    r.store_aligned(buf[NIN]);
-    std::memcpy(out + k, buf[NIN], static_cast<std::size_t>(m) * sizeof(T));
+    put_batch<Arch, T>(res, f(B::load_aligned(buf[I])...));
+    std::memcpy(out + k, res, static_cast<std::size_t>(m) * sizeof(R));
   };
   // A call with a large output (ufunc::detail::stream_stores, core/detail/streaming.hpp)
   // writes its batches with non-temporal stores, from the first batch-aligned element.
-  if constexpr (simd::can_stream<T, Arch>) {
+  if constexpr (simd::can_stream<T, Arch> && std::is_same_v<R, T>) {
     constexpr auto bytes = static_cast<std::uintptr_t>(W) * sizeof(T);
     const auto misalign = reinterpret_cast<std::uintptr_t>(out) % bytes;
     // Not in place: there the output's lines are in the cache already (just read).
@@ -153,39 +187,40 @@ UFUNC_ALWAYS_INLINE void contiguous_batches(const F& f, char* const* args, std::
   if (k != n) partial(k, n - k);
 }
 
-template <class Arch, class T, std::size_t NIN, class F, std::size_t... I>
+template <class Arch, class T, class R, std::size_t NIN, class F, std::size_t... I>
 void strided_batches(const F& f, char* const* args, std::int64_t n, const std::int64_t* steps,
                      std::index_sequence<I...>) {
   using B = simd::batch<T, Arch>;
   constexpr std::int64_t W = B::size;
-  alignas(64) T buf[NIN + 1][W];
+  alignas(64) T buf[NIN][W];
+  alignas(64) R res[W];
   for (std::int64_t k = 0; k < n; k += W) {
     const std::int64_t m = std::min(W, n - k);
     for (std::size_t i = 0; i < NIN; ++i)
       for (std::int64_t j = 0; j < W; ++j) buf[i][j] = load<T>(args[i] + (k + (j < m ? j : 0)) * steps[i]);
-    const B r = f(B::load_aligned(buf[I])...);
-    r.store_aligned(buf[NIN]);
-    for (std::int64_t j = 0; j < m; ++j) store<T>(args[NIN] + (k + j) * steps[NIN], buf[NIN][j]);
+    put_batch<Arch, T>(res, f(B::load_aligned(buf[I])...));
+    for (std::int64_t j = 0; j < m; ++j) store<R>(args[NIN] + (k + j) * steps[NIN], res[j]);
   }
 }
 
-template <class Arch, class T, std::size_t NIN, class F, unsigned... Masks>
+template <class Arch, class T, class R, std::size_t NIN, class F, unsigned... Masks>
 UFUNC_ALWAYS_INLINE void dispatch_contiguous(unsigned mask, const F& f, char* const* args, std::int64_t n,
                                              std::integer_sequence<unsigned, Masks...>) {
-  (void)((mask == Masks ? (contiguous_batches<Arch, T, NIN, Masks>(f, args, n, std::make_index_sequence<NIN>{}), true)
-                        : false) ||
+  (void)((mask == Masks
+              ? (contiguous_batches<Arch, T, R, NIN, Masks>(f, args, n, std::make_index_sequence<NIN>{}), true)
+              : false) ||
          ...);
 }
 
 // flatten: GCC otherwise leaves xsimd's math kernels (sin: hundreds of lines) as
 // calls per batch, which costs a third of the throughput.
-template <class Arch, class T, std::size_t NIN, class F>
+template <class Arch, class T, class R, std::size_t NIN, class F>
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 __attribute__((flatten))
 #endif
 void simd_loop(const F& f, char* const* args, std::int64_t n, const std::int64_t* steps) {
   constexpr auto size = static_cast<std::int64_t>(sizeof(T));
-  bool contiguous = steps[NIN] == size;
+  bool contiguous = steps[NIN] == static_cast<std::int64_t>(sizeof(R));
   unsigned mask = 0;
   for (std::size_t i = 0; i < NIN; ++i) {
     if (steps[i] == 0)
@@ -197,11 +232,11 @@ void simd_loop(const F& f, char* const* args, std::int64_t n, const std::int64_t
   // to three inputs; more inputs or other strides take the gathering loop.
   if constexpr (NIN <= 3) {
     if (contiguous && mask != (1u << NIN) - 1) {
-      dispatch_contiguous<Arch, T, NIN>(mask, f, args, n, std::make_integer_sequence<unsigned, (1u << NIN)>{});
+      dispatch_contiguous<Arch, T, R, NIN>(mask, f, args, n, std::make_integer_sequence<unsigned, (1u << NIN)>{});
       return;
     }
   }
-  strided_batches<Arch, T, NIN>(f, args, n, steps, std::make_index_sequence<NIN>{});
+  strided_batches<Arch, T, R, NIN>(f, args, n, steps, std::make_index_sequence<NIN>{});
 }
 
 template <class Arch, class F, class Sig>
@@ -212,7 +247,7 @@ struct loop_impl<Arch, F, R(A...)> {
   static void run(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data) {
     const F& f = *static_cast<const F*>(data);
     if constexpr (is_vectorizable<F, R(A...), Arch>)
-      simd_loop<Arch, R, sizeof...(A)>(f, args, n, steps);
+      simd_loop<Arch, std::tuple_element_t<0, std::tuple<A..., R>>, R, sizeof...(A)>(f, args, n, steps);
     else
       scalar_loop<F, R, A...>(f, args, n, steps, std::index_sequence_for<A...>{});
   }
