@@ -581,3 +581,63 @@ TEST_CASE("errstate: the methods report once, named as NumPy names them") {
           }) == v{"invalid value encountered in cast"});
   }
 }
+
+TEST_CASE("errstate: a Python scalar's conversion to the loop's dtype reports overflow only, as \"cast\"") {
+  // NumPy 2 (NEP 50) converts a Python scalar into the loop's dtype before the loop and checks that
+  // conversion for overflow alone, reported on its own:
+  //   np.add(np.ones(2, 'f'), 1e-300)                  no flag, [1, 1]
+  //   np.equal(np.zeros((2, 1), 'f'), 5e-324)          no flag
+  //   np.add(np.ones(2, 'f'), 1e300)                   "overflow encountered in cast", [inf, inf]
+  //   np.add(np.ones(2, 'f'), 3.4028235677973366e38)   overflow (rounds to inf); 3.4028234663852886e38 none
+  //   np.add(np.ones(0, 'f'), 1e300)                   overflow, the array is empty
+  //   np.add(np.ones(2, 'F'), 1e300j)                  overflow; 1e-300j none
+  //   np.add(1e300, 1e300, dtype='f')                  overflow twice (one report per scalar)
+  //   np.add(np.ones(2, 'f'), 1e300, dtype='d')        none
+  //   np.add(np.ones(2, 'i'), 1e300, dtype='f')        overflow; 1e-300 none, and np.add(1e-300, 1.0, dtype='f')
+  //                                                    none (a scalar not weak, converted straight all the same)
+  //   np.add.reduce(np.ones(2, 'f'), initial=1e300)    overflow ("... in cast"); initial=1e-300 none
+  // and under errstate(all='raise') np.add(np.ones(2, 'f'), 1e300) raises "overflow encountered in cast".
+  const auto ones = ufunc::full<float>({2}, 1.0f);
+  const auto empty = ufunc::array::empty({0}, ufunc::float32);
+  const auto cones = ufunc::full<std::complex<float>>({2}, 1.0f);
+  for (const auto target : ufunc_test::host_targets()) {
+    CAPTURE(ufunc::to_string(target));
+    std::vector<std::string> calls;
+    ufunc::errstate guard({.all = fp_policy::call}, [&](std::string_view m, unsigned) { calls.emplace_back(m); });
+    const auto seen = [&](auto&& run) {
+      calls.clear();
+      run();
+      return calls;
+    };
+    using v = std::vector<std::string>;
+    const v none, cast = {"overflow encountered in cast"};
+    ufunc::array r;
+    CHECK(seen([&] { r = ufunc::add(ones, 1e-300, {.target = target}); }) == none);
+    CHECK(r.to_vector<float>() == std::vector<float>{1, 1});
+    CHECK(seen([&] { (void)ufunc::equal(ufunc::zeros<float>({2, 1}), 5e-324, {.target = target}); }) == none);
+    CHECK(seen([&] { r = ufunc::add(ones, 1e300, {.target = target}); }) == cast);
+    CHECK(std::isinf(r.to_vector<float>()[1]));
+    CHECK(seen([&] { (void)ufunc::add(ones, 3.4028235677973366e38, {.target = target}); }) == cast);
+    CHECK(seen([&] { (void)ufunc::add(ones, 3.4028234663852886e38, {.target = target}); }) == none);
+    CHECK(seen([&] { (void)ufunc::add(empty, 1e300, {.target = target}); }) == cast);
+    CHECK(seen([&] {
+            (void)ufunc::add(ufunc::zeros<float>({2, 3}).transpose(), -1e300, {.target = target});
+          }) == cast);  // not C-ordered: the general path
+    CHECK(seen([&] { (void)ufunc::add(cones, std::complex<double>(0, 1e300), {.target = target}); }) == cast);
+    CHECK(seen([&] { (void)ufunc::add(cones, std::complex<double>(0, 1e-300), {.target = target}); }) == none);
+    CHECK(seen([&] { (void)ufunc::add(1e300, 1e300, {.dtype = ufunc::float32, .target = target}); }) ==
+          v{cast[0], cast[0]});
+    CHECK(seen([&] { (void)ufunc::add(ones, 1e300, {.dtype = ufunc::float64, .target = target}); }) == none);
+    const auto ints = ufunc::full<std::int32_t>({2}, 1);
+    CHECK(seen([&] { (void)ufunc::add(ints, 1e300, {.dtype = ufunc::float32, .target = target}); }) == cast);
+    CHECK(seen([&] { (void)ufunc::add(ints, 1e-300, {.dtype = ufunc::float32, .target = target}); }) == none);
+    CHECK(seen([&] { (void)ufunc::add(1e-300, 1.0, {.dtype = ufunc::float32, .target = target}); }) == none);
+    CHECK(seen([&] { r = ufunc::add.reduce(ones, {.initial = 1e300, .target = target}); }) == cast);
+    CHECK(std::isinf(r.item<float>()));
+    CHECK(seen([&] { r = ufunc::add.reduce(ones, {.initial = 1e-300, .target = target}); }) == none);
+    CHECK(r.item<float>() == 2.0f);
+  }
+  ufunc::errstate guard({.all = fp_policy::raise});
+  CHECK_THROWS_WITH_AS(ufunc::add(ones, 1e300), "overflow encountered in cast", ufunc::floating_point_error);
+  CHECK_NOTHROW(ufunc::add(ones, 1e-300));
+}
