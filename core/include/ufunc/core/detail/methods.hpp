@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ufunc/core/array.hpp>
@@ -90,6 +91,7 @@ struct at_plan {
   int index_ndim = 0;      // k: the leading axes of a that are indexed
   loop_entry loop;
   bool unary = false;
+  std::string_view fp_name;  // what its flags are reported under: the ufunc's name or "at" (at_impl)
 };
 
 #if defined(UFUNC_HAS_CUDA)
