@@ -28,7 +28,8 @@ bool selected(const std::byte* mask, std::int64_t i, std::int64_t step) noexcept
 
 fold_task::fold_task(const fold_view& v, const fold_loop& loop) : loop_(loop) {
   itemsize_ = loop.type.itemsize();
-  if (v.x_type != loop.type) cast_ = get_cast_loop(v.x_type, loop.type);
+  x_itemsize_ = loop.input.itemsize();
+  if (v.x_type != loop.input) cast_ = get_cast_loop(v.x_type, loop.input);
   has_mask_ = v.mask != nullptr;
   const plan_operand ops[3] = {{v.acc, v.acc_strides},
                                {const_cast<std::byte*>(v.x), v.x_strides},
@@ -166,7 +167,7 @@ void fold_task::fold_selected(std::byte* acc, bool& started, const std::byte* x,
     return;
   }
   alignas(64) std::byte buf[cast_chunk * max_itemsize];
-  const auto item = static_cast<std::int64_t>(itemsize_);
+  const auto item = static_cast<std::int64_t>(x_itemsize_);
   for (std::int64_t done = 0; done < n; done += cast_chunk) {
     const std::int64_t m = std::min(cast_chunk, n - done);
     cast_(x + done * run_.x, run_.x, buf, item, m);
@@ -199,9 +200,9 @@ void fold_task::map_run(const position& p, const std::byte* x, const std::byte* 
   const std::int64_t sa = run_.acc;
   alignas(64) std::byte buf[map_chunk * max_itemsize];
   if (cast_) {
-    cast_(x, run_.x, buf, static_cast<std::int64_t>(itemsize_), n);
+    cast_(x, run_.x, buf, static_cast<std::int64_t>(x_itemsize_), n);
     src = reinterpret_cast<const char*>(buf);
-    sx = static_cast<std::int64_t>(itemsize_);
+    sx = static_cast<std::int64_t>(x_itemsize_);
   }
   const std::int64_t steps[3] = {sa, sx, sa};
   if (!has_mask_) {

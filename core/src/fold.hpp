@@ -38,11 +38,12 @@
 namespace ufunc::detail {
 
 struct fold_loop {
-  inner_loop_fn elementwise = nullptr;  // T(T, T)
+  inner_loop_fn elementwise = nullptr;  // T(T, U)
   const void* data = nullptr;
-  reduce_loop_fn reduce = nullptr;  // may be null
-  bool reorderable = false;
-  dtype type;  // T
+  reduce_loop_fn reduce = nullptr;  // may be null; null unless U is T
+  bool reorderable = false;         // false unless U is T
+  dtype type;                       // T: the accumulator's
+  dtype input;                      // U: x's elements are cast to it (ldexp's T(T, int64) reduces)
 };
 
 struct fold_view {
@@ -51,7 +52,7 @@ struct fold_view {
   std::span<const std::int64_t> acc_strides;  // 0 along reduced axes
   const std::byte* x = nullptr;
   std::span<const std::int64_t> x_strides;
-  dtype x_type;                     // cast to the loop's type through a buffer when different
+  dtype x_type;                     // cast to the loop's input U through a buffer when different
   const std::byte* mask = nullptr;  // bool, optional
   std::span<const std::int64_t> mask_strides;
 };
@@ -95,7 +96,8 @@ class fold_task final : public unit_task {
 
   fold_loop loop_;
   cast_loop_fn cast_ = nullptr;
-  std::size_t itemsize_ = 0;
+  std::size_t itemsize_ = 0;    // T's
+  std::size_t x_itemsize_ = 0;  // U's
   bool has_mask_ = false;
   bool fold_mode_ = true;
   bool partials_ = false;

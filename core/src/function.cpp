@@ -526,7 +526,10 @@ bool try_contiguous_call(const loop_call& c, result_list& outs) {
   if (options.where.valid()) return false;
   const array* first = nullptr;
   for (int i = 0; i < nin; ++i) {
-    if (c.inputs[i].is_scalar()) continue;
+    if (c.inputs[i].is_scalar()) {
+      if (c.input_types[i] != types.input(i)) return false;  // converted, then cast: the general path
+      continue;
+    }
     const auto& a = c.inputs[i].as_array();
     if (a.type() != types.input(i) || !a.device().is_host() || !a.is_c_contiguous()) return false;
     if (first == nullptr)
@@ -554,9 +557,11 @@ bool try_contiguous_call(const loop_call& c, result_list& outs) {
   alignas(16) std::byte scalar_storage[max_operands][16];
   char* args[max_operands];
   std::int64_t steps[max_operands];
+  bool stored = false;
   for (int i = 0; i < nin; ++i) {
     if (c.inputs[i].is_scalar()) {
       c.inputs[i].as_scalar().store(types.input(i), scalar_storage[i]);
+      stored = true;
       args[i] = reinterpret_cast<char*>(scalar_storage[i]);
       steps[i] = 0;
     } else {
@@ -564,6 +569,7 @@ bool try_contiguous_call(const loop_call& c, result_list& outs) {
       steps[i] = static_cast<std::int64_t>(types.input(i).itemsize());
     }
   }
+  if (stored && fp_checks_enabled()) fp_clear();  // not the loop's flags: see report_scalar_overflow
   for (int o = 0; o < nout; ++o) {
     if (options.out.empty())
       outs.push_back(array::empty(first->shape(), types.output(o)));
@@ -581,10 +587,23 @@ bool try_contiguous_call(const loop_call& c, result_list& outs) {
   return true;
 }
 
+// NumPy converts each Python scalar into the loop's dtype before the loop runs and
+// checks that conversion for overflow only, reported on its own under "cast":
+// np.add(float32_array, 1e300) warns "overflow encountered in cast" (even for an
+// empty array), np.add(float32_array, 1e-300) raises nothing. So the flags of the
+// library's stores are dropped, and this reports the overflow.
+void report_scalar_overflow(const loop_call& c) {
+  if (!fp_checks_enabled()) return;
+  for (int i = 0; i < c.types.nin(); ++i)
+    if (c.inputs[i].is_scalar() && c.inputs[i].as_scalar().overflows(c.input_types[i]))
+      fp_report("cast", static_cast<unsigned>(fp_flag::overflow));  // one report per scalar, as NumPy
+}
+
 }  // namespace
 
 result_list run_loop(const loop_call& c) {
   validate_loop_call(c);
+  report_scalar_overflow(c);
 #if defined(UFUNC_HAS_CUDA)
   if (c.target == target_id::cuda) return run_loop_on_device(c);
   if (c.target == target_id::automatic || !c.target_named) {  // data on a GPU runs there
@@ -668,7 +687,7 @@ result_list run_loop(const loop_call& c) {
   elementwise_task task(plan, nin, nout, has_where, c.fn, c.data, {operand_types, static_cast<std::size_t>(nargs)},
                         types);
   task.gather_fp_flags(fp.active());
-  fp.collect();  // what this thread raised before the loops (weak scalars stored in the loop's dtype)
+  if (fp.active()) fp_clear();  // what storing the scalars raised: see report_scalar_overflow
   execute(c.target, task);
   fp.finish(c.name, task.fp_flags());
   return outs;
@@ -889,8 +908,17 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
   dtype input_types[max_operands];
   // A scalar for a bool slot is converted by its truth, never through the dtype it was
   // promoted to (np.logical_or(zeros_float32, 1e-310j) is true; complex64 flushes it).
-  for (int i = 0; i < nin; ++i)
-    input_types[i] = rin[i].weak || (inputs[i].is_scalar() && types.input(i) == bool_) ? types.input(i) : rin[i].type;
+  // With several inputs NumPy converts a Python scalar straight into an inexact slot
+  // too, not through a cast: np.add(1e-300, 1.0, dtype='f') raises no underflow
+  // (report_scalar_overflow in run_loop).
+  auto converted_directly = [&](int i) {
+    if (!inputs[i].is_scalar()) return false;
+    const dtype t = types.input(i);
+    return t == bool_ ||
+           (nin > 1 &&
+            (t.is_complex() || (t.is_floating() && inputs[i].as_scalar().value_kind() != weak_scalar::kind::complex)));
+  };
+  for (int i = 0; i < nin; ++i) input_types[i] = rin[i].weak || converted_directly(i) ? types.input(i) : rin[i].type;
   return detail::run_loop({st.name,
                            types,
                            loop.host,

@@ -1,5 +1,6 @@
 #include <ufunc/core/detail/methods.hpp>
 
+#include <ufunc/core/casting.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/error.hpp>
 
@@ -77,18 +78,24 @@ reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtyp
         loop = f.resolve_loop(pair, opt);
       } catch (const no_loop_error&) {
         if (std::string_view(method) != "reduce") throw;
-        bool any = false;
+        // NumPy's reduce then takes a loop (dtype, U -> dtype): the one whose U is the
+        // input's dtype, else the first in search order that the input casts to safely
+        // (ldexp.reduce(int64s, dtype='f') runs fl->f, not fi->f; uint64s and floats
+        // have none: "No loop matching the specified signature").
         const auto signatures = f.types();
+        const std::string* pick = nullptr;
         for (const auto& sig : signatures) {
           const auto t = type_signature::parse(sig);
-          if (t.input(0) == *requested && t.output(0) == *requested) {
-            opt.signature = sig;
-            loop = f.resolve_loop(pair, opt);
-            any = true;
+          if (t.input(0) != *requested || t.output(0) != *requested) continue;
+          if (t.input(1) == input) {
+            pick = &sig;
             break;
           }
+          if (pick == nullptr && can_cast(input, t.input(1), casting::safe)) pick = &sig;
         }
-        if (!any) throw;
+        if (pick == nullptr) throw;
+        opt.signature = *pick;
+        loop = f.resolve_loop(pair, opt);
       }
     } else if (out != nullptr) {
       const dtype with_out[2] = {out->type(), input};
@@ -98,16 +105,15 @@ reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtyp
     }
   }
   const auto& t = loop.types;
-  const std::string unreducible = method_label(f, method) + ": the resolved loop " + t.str() +
-                                  " cannot reduce (its inputs and output must have one dtype)";
-  // NumPy's reduce only requires the first input and the output to agree, so that its
-  // checks of the axes, where= and initial come first (ldexp.reduce(ints, axis=None)
-  // is "not reorderable"); the library has no reduction over a loop with a second
-  // input of another dtype and refuses it after those checks.
+  // NumPy's reduce only requires the first input and the output to agree: it folds
+  // acc = f(acc, x) with x cast to the second input's dtype (ldexp.reduce of int64s
+  // runs dl->d); accumulate and reduceat require all three to agree.
   const bool only_second = t.input(0) == t.output(0) && t.input(1) != t.output(0);
   if (t.input(0) != t.output(0) ||
       (t.input(1) != t.output(0) && !(only_second && std::string_view(method) == "reduce")))
-    throw no_loop_error(unreducible);
+    throw no_loop_error(method_label(f, method) + ": the resolved dtypes are not compatible with " + f.name() + "." +
+                        method + ". Resolved (" + std::string(t.input(0).name()) + ", " +
+                        std::string(t.input(1).name()) + ", " + std::string(t.output(0).name()) + "): loop " + t.str());
   if (requested && t.output(0) != *requested)
     throw no_loop_error(method_label(f, method) + ": no loop computes in " + std::string(requested->name()) +
                         "; registered signatures:" + [&] {
@@ -116,7 +122,7 @@ reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtyp
                           return s;
                         }());
   const dtype type = t.output(0);
-  return {std::move(loop), type, only_second ? unreducible : std::string()};
+  return {std::move(loop), type};
 }
 
 method_placement place_method(const function& f, const char* method, std::optional<target_id> requested,

@@ -6,13 +6,16 @@
 // order for the same reason (backends/cuda/reduce.hpp).
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
+#include <ufunc/core/errstate.hpp>
 #include <ufunc/core/function.hpp>
 #include <ufunc/core/iteration.hpp>
 #include <ufunc/core/transfer.hpp>
@@ -31,6 +34,16 @@ array strong(const operand& x) {
   array a = array::empty({}, s.default_dtype());
   s.store(s.default_dtype(), a.data());
   return a;
+}
+
+// Whether NumPy has an indexed loop for ufunc `name` on dtype `t` (generate_umath.py's
+// `indexed=`): the loops its trivial_at_loop runs.
+bool numpy_indexed_loop(std::string_view name, dtype t) {
+  if (name == "add" || name == "subtract" || name == "multiply") return t != bool_;
+  if (name == "divide") return t.kind() == dtype_kind::floating;
+  if (name == "floor_divide" || name == "maximum" || name == "minimum" || name == "fmax" || name == "fmin")
+    return t != bool_ && !t.is_complex();
+  return false;
 }
 
 }  // namespace
@@ -195,14 +208,21 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
   }
 
   plan.unary = nin() == 1;
+  const auto& t = plan.loop.types;
+  const bool direct = t.input(0) == a.type() && t.output(0) == a.type() && (plan.unary || t.input(1) == b.type());
+  // NumPy checks the flags once, after every position: under the ufunc's name where it
+  // runs the loop's indexed variant (trivial_at_loop: no cast, a 1-d and b at most
+  // 1-d, one index array, a loop that has one: np.add.at(float64s, [0], 1e308) is
+  // "overflow encountered in add"), else under "at" (np.float_power.at, a cast, 2-d a).
+  const bool trivial = direct && !plan.unary && numpy_indexed_loop(name(), a.type()) && a.ndim() == 1 &&
+                       b.ndim() <= 1 && idx.size() == 1;
+  plan.fp_name = trivial ? std::string_view(name()) : std::string_view("at");
   if (place.on_device) {
     detail::at_on_device(*this, a, b, plan, options);
     return;
   }
   if (npos == 0 || shape_size(plan.sub_shape) == 0) return;
 
-  const auto& t = plan.loop.types;
-  const bool direct = t.input(0) == a.type() && t.output(0) == a.type() && (plan.unary || t.input(1) == b.type());
   if (direct) {
     detail::fp_scope fp;
     // The loop straight on a's memory, position after position.
@@ -241,7 +261,7 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
       for (std::int64_t p = 0; p < npos; ++p)
         plan.loop.reduce(base + plan.offsets[static_cast<std::size_t>(p)],
                          bbase + b_offsets[static_cast<std::size_t>(p)], 1, 0, plan.loop.host_data);
-      fp.finish(name());
+      fp.finish(plan.fp_name);
       return;
     }
     const bool single = plan.sub_shape.empty();
@@ -274,10 +294,25 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
         pos_idx[d] = 0;
       }
     }
-    fp.finish(name());
+    fp.finish(plan.fp_name);
   } else {
     // Casts: each position is a ufunc call on views, with the loop pinned and the
-    // result written back into a (exact aliasing, so casts go through buffers).
+    // result written back into a (exact aliasing, so casts go through buffers). Their
+    // flags, the casts' included, are gathered (every policy but ignore becomes call)
+    // and reported once after the last position, as NumPy: a 'raise' finds every
+    // position applied and names the first kind of the whole at.
+    unsigned gathered = 0;
+    std::optional<errstate> relay;
+    if (detail::fp_checks_enabled()) {
+      const fp_errors p = geterr();
+      const auto to_call = [](fp_policy x) { return x == fp_policy::ignore ? x : fp_policy::call; };
+      relay.emplace(fp_error_changes{.all = std::nullopt,
+                                     .divide = to_call(p.divide),
+                                     .over = to_call(p.over),
+                                     .under = to_call(p.under),
+                                     .invalid = to_call(p.invalid)},
+                    [&gathered](std::string_view, unsigned flags) { gathered |= flags; });
+    }
     const std::string sig = t.str();
     call_options call_opts;
     call_opts.signature = sig;
@@ -305,6 +340,8 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
         pos_idx[d] = 0;
       }
     }
+    relay.reset();
+    if (gathered != 0) detail::fp_report(plan.fp_name, gathered);
   }
 }
 

@@ -69,8 +69,6 @@ reduce_plan plan_reduce(const function& f, const array& a, const reduce_options&
                             " does not broadcast to the input's shape " + array::shape_string(a.shape()));
   }
 
-  if (!rl.unreducible.empty()) throw no_loop_error(rl.unreducible);
-
   if (o.initial) {
     const auto& init = *o.initial;
     // Into bool, any Python scalar converts by its truth (logical_or.reduce(complex, initial=0.5j)).
@@ -92,6 +90,9 @@ reduce_plan plan_reduce(const function& f, const array& a, const reduce_options&
         throw overflow_error(method_label(f, "reduce") + ": Python integer " + init.str() + " out of bounds for " +
                              std::string(p.type.name()));
     }
+    // As a call's Python scalar (report_scalar_overflow, function.cpp): NumPy reports
+    // an overflow of the conversion, "overflow encountered in cast", and no underflow.
+    if (init.overflows(p.type)) fp_report("cast", static_cast<unsigned>(fp_flag::overflow));
     init.store(p.type, p.start);
     p.has_start = true;
   } else if (f.identity()) {
@@ -167,9 +168,12 @@ void run_reduce_folds(const function& f, target_id t, const reduce_plan& p, cons
   fold_loop fl;
   fl.elementwise = p.loop.host;
   fl.data = p.loop.host_data;
-  fl.reduce = p.loop.reduce;
-  fl.reorderable = p.loop.reorderable;
   fl.type = p.type;
+  fl.input = p.loop.types.input(1);
+  // A T(T, U) loop (ldexp) folds element by element, in order.
+  const bool uniform = fl.input == fl.type;
+  fl.reduce = uniform ? p.loop.reduce : nullptr;
+  fl.reorderable = uniform && p.loop.reorderable;
   fp_scope own;
   fp_scope& fp = method_fp != nullptr ? *method_fp : own;
   auto run_box = [&](const dim_vector& shape, const std::byte* x, const std::byte* mask) {

@@ -44,6 +44,16 @@ void weak_scalar::store(dtype t, void* dst) const noexcept {
   });
 }
 
+bool weak_scalar::overflows(dtype t) const noexcept {
+  // float32 and complex64 are the only inexact dtypes narrower than the double the
+  // value is held in. Doubles from FLT_MAX plus half an ulp up round to infinity
+  // (NumPy tests isinf(float(v)) && !isinf(v); a comparison raises no flag itself).
+  if (kind_ == kind::boolean || (t != float32 && t != complex64)) return false;
+  constexpr double rounds_to_infinity = 0x1.ffffffp127;
+  auto over = [](double v) { return std::fabs(v) >= rounds_to_infinity && !std::isinf(v); };
+  return over(real_) || (t == complex64 && kind_ == kind::complex && over(imag_));
+}
+
 std::string weak_scalar::str() const {
   std::ostringstream s;
   switch (kind_) {

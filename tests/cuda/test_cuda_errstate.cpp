@@ -359,8 +359,9 @@ bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
   return true;
 }
 
-// The methods' edge cases (NumPy names reduce, accumulate and reduceat in the message,
-// the ufunc for at): each kind from each method, on the kernels that run them
+// The methods' edge cases (NumPy names reduce, accumulate and reduceat in the message;
+// at names the ufunc where NumPy runs an indexed loop, a 1-d add/subtract/multiply/
+// divide/... without casts, else "at"): each kind from each method, on the kernels that run them
 // (block reductions with partials, the warp and outer kernels, the in-order kernel of
 // loops that are not reorderable, accumulate, at of binary and unary loops).
 std::vector<method_case> method_cases() {
@@ -448,14 +449,14 @@ std::vector<method_case> method_cases() {
                  ufunc::sqrt.at(a, indices({0, 1}), {.target = t});
                  return a;
                },
-               {invalid + "sqrt"}});
+               {invalid + "at"}});
   c.push_back({"log.at float64 (unary)",
                [](ufunc::target_id t) {
                  auto a = values_of<double>({0.0, 1.0});
                  ufunc::log.at(a, indices({0}), {.target = t});
                  return a;
                },
-               {divide + "log"}});
+               {divide + "at"}});
   return c;
 }
 

@@ -27,7 +27,10 @@ own user-defined ufuncs (diff_*) are always included, their NumPy equivalents co
 with NumPy expressions.
 
 Exceptions map to the library's classes as documented in docs/testing.md (see
-map_exception below). NumPy runs under np.errstate(all='ignore').
+map_exception below). NumPy runs under np.errstate(all='call') with a function that
+records the floating-point flags of the call (FpFlags); each case carries them, and the
+kinds the runner must not compare for it (flags_free: docs/testing.md, "Floating-point
+flags").
 
 Without NumPy >= 2 the script fails (exit code 2): it cannot generate. The build checks
 for NumPy when it is configured and registers a test that reports the reason instead.
@@ -42,7 +45,7 @@ import warnings
 
 CODES = "?bBhHiIlLfdFD"
 TRACE = bool(os.environ.get("UFUNC_DIFF_TRACE"))  # print each case before NumPy runs it
-FILE_MAGIC = b"UFDIFF01"
+FILE_MAGIC = b"UFDIFF02"  # 02: every case records NumPy's floating-point flags (T_FLAGS)
 
 
 def cannot_generate(reason):
@@ -123,8 +126,9 @@ def _user_fma(ins, loop):
 
 def _user_relu(ins, loop):
     t = np.dtype(loop[-1])
-    x, s = (np.asarray(v).astype(t) for v in ins)
-    return [np.where(x > 0, np.multiply(x, s, dtype=t), t.type(0)).astype(t)]
+    x, s = np.broadcast_arrays(*(np.asarray(v).astype(t) for v in ins))
+    # The functor multiplies only where x > 0: so does this, or the flags would be those of every product.
+    return [np.multiply(x, s, dtype=t, out=np.zeros(x.shape, t), where=x > 0)]
 
 
 def _user_split(ins, loop):
@@ -448,12 +452,16 @@ class Case:
         self.tol_abs = None  # reductions by add, power chains: absolute tolerance per result element
         self.loop = None  # calls: the loop NumPy ran ("ff->f"), for the runner's ulps at its precision
         self.note = ""
+        self.fp = FpFlags()  # the floating-point flags NumPy's call raised
+        self.flags_free = 0  # FpFlags bits NumPy raises, or not, for reasons other than the operation
 
     # The NumPy side ------------------------------------------------------------
 
     def run_numpy(self):
         """(outcome, payload): ('ok', [(code, shape, bytes, mask)]) or ('error', (numpy class, ours, message)).
         Raises Unrepresentable when NumPy runs a loop whose dtypes the library lacks."""
+        self.fp = FpFlags()
+        self.flags_free = 0
         bases_in, views_in = [], []
         for x in self.inputs:
             if isinstance(x, Arr):
@@ -535,7 +543,6 @@ class Case:
                 if not np.can_cast(np.dtype(loop_outputs(loop)[j]), o.dtype, "same_kind"):
                     raise TypeError("Cannot cast ufunc '%s' output from %s to %s with casting rule 'same_kind'"
                                     % (uf.__name__, np.dtype(loop_outputs(loop)[j]), o.dtype))
-        vals = uf.fn(views_in, loop)
         shape = np.broadcast_shapes(*[np.shape(v) for v in views_in],
                                     *([np.shape(self.where.make()[1])] if self.where is not None else []))
         if outs is not None:
@@ -544,6 +551,22 @@ class Case:
                     raise ValueError("non-broadcastable output operand with shape %s doesn't match the broadcast "
                                      "shape %s" % (o.shape, shape))
                 shape = o.shape
+        # The functor runs on the elements where= selects, and nowhere else: so does the
+        # NumPy expression, or its flags would be those of every element.
+        sel = np.ones(shape, bool) if self.where is None else np.broadcast_to(self.where.make()[1], shape)
+        picked = [np.broadcast_to(np.asarray(v), shape)[sel] for v in views_in]
+        with self.fp.recording():
+            part = uf.fn(picked, loop)
+        vals = []
+        for r in part:
+            full = np.zeros(shape, np.asarray(r).dtype)
+            full[sel] = r
+            vals.append(full)
+        if uf.__name__ == "diff_relu" and is_float_code(loop[0]) and np.any(np.isnan(picked[0])):
+            # The functor's `x > 0` is C++'s relational operator: a signaling comparison,
+            # which raises invalid for a NaN x on the host (x86 comisd) but not on the device,
+            # nor in NumPy's expression.
+            self.flags_free |= FpFlags.INVALID
         res = []
         mask = None
         if self.where is not None:
@@ -552,10 +575,11 @@ class Case:
             r = np.broadcast_to(r, shape)
             if outs is not None:
                 o = outs[j]
-                if mask is not None:
-                    np.copyto(o, r, where=mask)
-                else:
-                    o[...] = r
+                with self.fp.recording():  # the cast into out= raises flags as the library's does
+                    if mask is not None:
+                        np.copyto(o, r, where=mask)
+                    else:
+                        o[...] = r
                 res.append(result_tuple(o, None))
             else:
                 res.append(result_tuple(r, mask))
@@ -569,7 +593,12 @@ class Case:
         if m == "call":
             # Contiguous copies of the inputs, taken before out= may overwrite one of them.
             snapshot = [np.array(v, order="C") if isinstance(x, Arr) else v for x, v in zip(self.inputs, views_in)]
-            r = uf(*views_in, **kw)
+            if loop is not None:
+                self.flags_free |= self.input_cast_flags(views_in, loop_inputs(loop))
+            if self.where is not None and outs is not None and loop is not None:
+                self.flags_free |= self.stale_out_flags(outs, loop_outputs(loop))
+            with self.fp.recording():
+                r = uf(*views_in, **kw)
             rs = list(r) if uf.nout > 1 else [r]
             if outs is not None:
                 rs = outs
@@ -580,26 +609,51 @@ class Case:
             cast_mask = self.cast_mask(views_in, loop, np.shape(rs[0]))
             if cast_mask is not None:
                 mask = cast_mask if mask is None else (mask & cast_mask)
+                if not np.all(cast_mask):
+                    self.flags_free |= FpFlags.INVALID  # the platform's conversion, as its values
             self.check_numpy_layout(snapshot, rs, kw, cast_mask)
             return [result_tuple(x, mask) for x in rs]
         a = views_in[0]
+        if m in ("reduce", "accumulate", "reduceat"):
+            dt = kw.get("dtype") if kw.get("dtype") is not None else (outs[0].dtype if outs is not None else None)
+            if dt is not None:
+                self.flags_free |= self.input_cast_flags([a], [np.dtype(dt).char])
         if m == "reduce":
-            r = uf.reduce(a, **kw)
+            with self.fp.recording():
+                r = uf.reduce(a, **kw)
         elif m == "accumulate":
-            r = uf.accumulate(a, **kw)
+            if outs is not None and "dtype" in kw:
+                self.flags_free |= self.stale_out_flags(outs, [kw["dtype"]])
+            with self.fp.recording():
+                r = uf.accumulate(a, **kw)
         elif m == "reduceat":
-            r = uf.reduceat(a, self.indices.make()[1], **kw)
+            idx = self.indices.make()[1]
+            if outs is not None and "dtype" in kw:
+                self.flags_free |= self.stale_out_flags(outs, [kw["dtype"]])
+            with self.fp.recording():
+                r = uf.reduceat(a, idx, **kw)
         elif m == "outer":
-            r = uf.outer(views_in[0], views_in[1], **kw)
+            if loop is not None:
+                self.flags_free |= self.input_cast_flags(views_in, loop_inputs(loop))
+            if self.where is not None and outs is not None and loop is not None:
+                self.flags_free |= self.stale_out_flags(outs, loop_outputs(loop))
+            with self.fp.recording():
+                r = uf.outer(views_in[0], views_in[1], **kw)
             if uf.nout > 1:  # divmod.outer: both outputs
                 return [result_tuple(x, None) for x in r]
         elif m == "at":
             idx = self.indices.make()[1]
             before = np.array(a)
-            if len(views_in) > 1:
-                uf.at(a, idx, views_in[1])
-            else:
-                uf.at(a, idx)
+            try:
+                at_loop = uf.resolve_dtypes(tuple(np.asarray(x).dtype for x in views_in) + (None,) * uf.nout)
+                self.flags_free |= self.input_cast_flags(views_in, [d.char for d in at_loop[:uf.nin]])
+            except Exception:  # noqa: BLE001 - at itself raises and says what
+                pass
+            with self.fp.recording():
+                if len(views_in) > 1:
+                    uf.at(a, idx, views_in[1])
+                else:
+                    uf.at(a, idx)
             r = a
             if len(views_in) > 1:
                 self.tol_abs = power_at_tolerance(uf, before, idx, views_in[1], np.asarray(r))
@@ -611,6 +665,7 @@ class Case:
                 except Exception:  # noqa: BLE001
                     loop = None
                 if loop is not None and loop[-1].char in "efdgFDG" and a.dtype.char != "?":
+                    self.flags_free |= FpFlags.INVALID  # the platform's conversion, as its values
                     mask = np.ones(a.shape, dtype=bool)
                     mask[idx] = False
                     return [result_tuple(r, mask)]
@@ -618,16 +673,64 @@ class Case:
             raise AssertionError(m)
         if outs is not None:
             r = outs[0]
-        self.check_numpy_fold(np.asarray(a), np.asarray(r), kw)
+        r = self.left_fold(np.asarray(a), np.asarray(r), kw)
+        self.flags_free |= self.order_dependent_flags(np.asarray(a), np.asarray(r), kw)
         mask = self.reduction_tolerance(np.asarray(a), np.asarray(r), kw)
         dt = kw.get("dtype")
         if dt is not None and (is_int_code(fold(np.dtype(dt).char))) and np.asarray(a).dtype.char in "efdgFDG" \
                 and not np.all(representable(np.asarray(a), fold(np.dtype(dt).char))):
-            # dtype= casts the input to integers: values out of range are the platform's.
+            # dtype= casts the input to integers: values out of range are the platform's, and so is invalid.
             mask = np.zeros(np.shape(r), dtype=bool)
+            self.flags_free |= FpFlags.INVALID
         if m == "outer" and self.where is not None and outs is None:
             mask = np.broadcast_to(np.asarray(kw["where"]), np.shape(r))  # NumPy leaves the rest uninitialized
         return [result_tuple(r, mask)]
+
+    @staticmethod
+    def input_cast_flags(views, codes):
+        """The flags of casting the array inputs to the loop's dtypes (float64 to float32
+        overflows, a float to an integer is invalid out of range). NumPy's are not a
+        property of the operation: some of its loops (negative, signbit, the comparisons)
+        clear the status word, erasing the flags of the cast that filled their buffer,
+        depending on the iteration path (np.negative(float64 1e300, signature='f->f')
+        raises overflow, and nothing with where=); which float-to-integer conversions
+        signal depends on NumPy's cast loop (vectorized or not). Left out where the cast
+        raises any. Weak Python scalars are not casts (NumPy checks their conversion
+        for overflow only) and stay compared."""
+        fp = FpFlags()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for v, c in zip(views, codes):
+                if not isinstance(v, np.ndarray) or v.dtype == np.dtype(c):
+                    continue
+                try:
+                    with fp.recording():
+                        v.astype(np.dtype(c))
+                except (TypeError, ValueError):
+                    pass
+        return fp.bits
+
+    @staticmethod
+    def stale_out_flags(outs, codes):
+        """NumPy's buffered iteration reads an out= array of another dtype than the
+        loop's into its buffers, cast to the loop's dtype, wherever it has to keep
+        elements it does not compute: calls and outer with where=, accumulate and
+        reduceat (np.add(x, y, out=float64 array of 1e300, where=w, dtype='f') raises
+        overflow). Those flags come from what out= held before, not from the operation,
+        and the library does not read out= there: they are left out of the comparison."""
+        fp = FpFlags()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for o, c in zip(outs, codes):
+                o = np.asarray(o)
+                if np.dtype(c) == o.dtype:
+                    continue
+                try:
+                    with fp.recording():
+                        o.astype(np.dtype(c))
+                except (TypeError, ValueError):
+                    pass
+        return fp.bits
 
     def check_numpy_layout(self, ins, rs, kw, cast_mask):
         """NumPy 2.4 has loops whose result depends on the memory layout (np.signbit of
@@ -667,58 +770,87 @@ class Case:
                    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm", "logaddexp",
                    "logaddexp2", "hypot"}
 
-    def check_numpy_fold(self, a, r, kw):
-        """NumPy 2.4's reduce and reduceat of some float loops (power, arctan2 on AVX-512
-        machines) run the SIMD loop over the fold as if it were elementwise: each block
-        of lanes keeps only its last element (f(first, last) for a single block, with or
-        without where=), instead of the left fold; its accumulate is right. Where the two
-        disagree for an order-dependent ufunc, NumPy's answer is not used (raises
-        NumpyQuirk, the case is drawn again). The results may be close (arctan2 near
-        pi/2), so they are compared to a few ulps."""
-        if self.method not in ("reduce", "reduceat") or self.uf.__name__ in self.REORDERABLE or a.ndim == 0:
-            return
-        if self.where is not None:
-            self.check_numpy_masked_fold(a, r, kw)
-            return
-        axis = kw.get("axis", 0)
-        if axis is None:
-            if a.ndim != 1:
-                return
-            axis = 0
-        if isinstance(axis, tuple):
-            if len(axis) != 1:
-                return
-            axis = axis[0]
-        axis = axis % a.ndim
-        dt = kw.get("dtype", None) or r.dtype
-        x = np.moveaxis(a, axis, -1)
-        if x.shape[-1] == 0:
-            return
-        if self.method == "reduce":
-            segments = [(x, kw.get("initial", None))]
-        else:
-            idx = [int(i) for i in self.indices.make()[1]]
-            n = x.shape[-1]
-            if any(i < 0 or i >= n for i in idx):
-                return
-            segments = []
-            for k, i in enumerate(idx):
-                j = idx[k + 1] if k + 1 < len(idx) else n
-                segments.append((x[..., i:j] if j > i else x[..., i:i + 1], None))
-        outs = []
-        for seg, init in segments:
+    def left_fold(self, a, r, kw):
+        """reduce and reduceat of an order-dependent ufunc (not REORDERABLE) on a float or
+        complex loop are left folds: x0 op x1, then op x2, and so on (docs/design.md).
+        NumPy 2.4's are not always: its SIMD power and arctan2 loops, run over the fold
+        as if it were elementwise, keep one element per block of lanes (f(first, last)
+        for a single block: np.power.reduce([2., 3., 1., 2.]) is 4.0, not 64.0). So the
+        generator folds itself, one NumPy scalar call per step, through an object ufunc
+        whose reduce and reduceat take the same axis, keepdims, initial, where and
+        indices, so that each element's chain follows NumPy's order; the steps round in
+        the loop's dtype. Where NumPy's result is not this fold (beyond a few ulps: arctan2
+        near pi/2), the fold is the expected result. The flags are always the fold's:
+        those of its steps, of the input's cast to the loop's dtype and of the result's
+        cast into out=. Returns the result to record."""
+        uf = self.uf
+        if self.method not in ("reduce", "reduceat") or isinstance(uf, UserUfunc) or uf.__name__ in self.REORDERABLE:
+            return r
+        dt = np.dtype(kw["dtype"]) if kw.get("dtype") is not None else r.dtype  # out='s dtype when given, as NumPy
+        if dt.char not in "fdFD" or a.ndim == 0:
+            return r
+        fp = FpFlags()
+        try:
+            with fp.recording():
+                x = a.astype(dt)
+                init = dt.type(kw["initial"]) if kw.get("initial") is not None else None
+            cells = np.empty(x.shape, dtype=object)
+            for i in np.ndindex(x.shape):
+                cells[i] = x[i]
+            step = np.frompyfunc(lambda p, q: uf(p, q, dtype=dt), 2, 1)
+            kw2 = {k: v for k, v in kw.items() if k in ("axis", "keepdims", "where")}
             if init is not None:
-                seg = np.concatenate([np.full(seg.shape[:-1] + (1,), init, dtype=dt), seg.astype(dt)], axis=-1)
-            outs.append(self.uf.accumulate(seg, axis=-1, dtype=dt)[..., -1])
-        ref = outs[0] if self.method == "reduce" else np.moveaxis(np.stack(outs, axis=-1), -1, axis)
-        got = np.asarray(r)
-        if self.method == "reduce":
-            got = np.squeeze(got, axis=axis) if kw.get("keepdims") else got
-        if got.shape != np.shape(ref):
-            return
-        if not np.all(self.fold_agrees(got, ref)):
-            raise NumpyQuirk("NumPy's %s.%s disagrees with its %s.accumulate" % (self.uf.__name__, self.method,
-                                                                                 self.uf.__name__))
+                kw2["initial"] = init
+            with fp.recording():
+                if self.method == "reduce":
+                    folded = step.reduce(cells, **kw2)
+                else:
+                    folded = step.reduceat(cells, self.indices.make()[1], **kw2)
+                ref = np.array(folded, dtype=object).astype(dt).astype(r.dtype)
+        except Exception:  # noqa: BLE001 - NumPy returned where the fold cannot: NumPy's answer stands
+            return r
+        if ref.shape != r.shape:
+            return r
+        self.fp = fp
+        if np.all(self.fold_agrees(r, ref)):
+            return r
+        self.note = (self.note + "; " if self.note else "") + "left fold by the generator: NumPy's is not"
+        return ref
+
+    def order_dependent_flags(self, a, r, kw):
+        """The flags that reduce and reduceat of a REORDERABLE ufunc on floats may or may
+        not raise depending on the order it combines the elements in (NumPy sums
+        pairwise; the library in SIMD lanes and parallel pieces): a partial result that
+        overflows in one order and not in another, inf - inf or an underflowing product
+        met in one order only. Unless every order is safe (finite values whose sum of
+        magnitudes, or for multiply whose products of the magnitudes above and below 1,
+        stay well inside the normal range), overflow, underflow and invalid are left out.
+        maximum, minimum, fmax and fmin do not round, and must be quiet in any order."""
+        name = self.uf.__name__
+        if self.method not in ("reduce", "reduceat") or name not in self.REORDERABLE or \
+                name in ("maximum", "minimum", "fmax", "fmin") or r.dtype.char not in "fdFD":
+            return 0
+        dt = np.dtype(kw["dtype"]) if kw.get("dtype") is not None else r.dtype
+        order = FpFlags.OVERFLOW | FpFlags.UNDERFLOW | FpFlags.INVALID
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                x = a.astype(dt).ravel()
+                if kw.get("initial") is not None:
+                    x = np.append(x, np.asarray(kw["initial"]).astype(dt))
+            except (TypeError, ValueError):
+                return order
+            mags = (np.abs(x.real) + np.abs(x.imag) if dt.kind == "c" else np.abs(x)).astype(np.float64)
+            if not np.all(np.isfinite(mags)):
+                return order
+            fi = np.finfo(dt)
+            if name == "multiply":
+                logs = np.log2(mags[mags > 0])
+                safe = np.sum(logs[logs > 0]) < np.log2(float(fi.max)) - 4 and \
+                    np.sum(logs[logs < 0]) > np.log2(float(fi.tiny)) + 4
+            else:
+                safe = np.sum(mags) < float(fi.max) / 4
+        return 0 if safe else order
 
     @staticmethod
     def fold_agrees(got, ref):
@@ -726,39 +858,6 @@ class Case:
             return got == ref
         rtol = 8 * float(np.finfo(got.dtype).eps)
         return np.isclose(got, ref, rtol=rtol, atol=0, equal_nan=True)
-
-    def check_numpy_masked_fold(self, a, r, kw):
-        """check_numpy_fold for reduce with where=: the left fold of the selected
-        elements, one scalar call at a time."""
-        if self.method != "reduce" or "initial" not in kw:
-            return
-        axis = kw.get("axis", 0)
-        axes = tuple(range(a.ndim)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
-        if len(axes) != 1:
-            return
-        axis = axes[0] % a.ndim
-        got = np.asarray(r)
-        if kw.get("keepdims"):
-            got = np.squeeze(got, axis=axis)
-        dt = np.dtype(kw.get("dtype", None) or got.dtype)
-        if dt.char not in "fdFD":
-            return
-        x = np.moveaxis(a, axis, -1).astype(dt)
-        w = np.moveaxis(np.broadcast_to(np.asarray(kw["where"]), a.shape), axis, -1)
-        if got.shape != x.shape[:-1]:
-            return
-        ref = np.empty(x.shape[:-1], dtype=dt)
-        try:
-            for pos in np.ndindex(*x.shape[:-1]):
-                acc = dt.type(kw["initial"])
-                for v in x[pos][w[pos]]:
-                    acc = self.uf(acc, v, dtype=dt)
-                ref[pos] = acc
-        except Exception:  # noqa: BLE001 - no reference to judge by; NumPy's answer stands
-            return
-        if not np.all(self.fold_agrees(got, ref)):
-            raise NumpyQuirk("NumPy's %s.reduce with where= is not the left fold of the selected elements" %
-                             self.uf.__name__)
 
     def reduction_tolerance(self, a, r, kw):
         """Sets self.tol_ulps / self.tol_abs for float reductions, whose order of
@@ -918,6 +1017,30 @@ class Case:
         if self.indices is not None:
             ops.append("idx: " + self.indices.describe())
         return s + ("  where " + "; ".join(ops) if ops else "") + (("  [" + self.note + "]") if self.note else "")
+
+
+class FpFlags:
+    """The floating-point flags of NumPy calls, recorded under np.errstate(all='call'):
+    NumPy calls the errcall function once per kind it reports (divide, overflow,
+    underflow, invalid), each time with the call's whole status as NPY_FPE_* bits
+    (divide 1, overflow 2, underflow 4, invalid 8: the library's fp_flag values), so
+    the bits are ORed."""
+
+    DIVIDE, OVERFLOW, UNDERFLOW, INVALID = 1, 2, 4, 8
+
+    def __init__(self):
+        self.bits = 0
+
+    def _record(self, _kind, flag):
+        self.bits |= int(flag)
+
+    def recording(self):
+        return np.errstate(all="call", call=self._record)
+
+
+def flag_names(bits):
+    names = [n for b, n in ((1, "divide"), (2, "overflow"), (4, "underflow"), (8, "invalid")) if bits & b]
+    return "{" + ",".join(names) + "}"
 
 
 class Unrepresentable(Exception):
@@ -1116,6 +1239,89 @@ def chain_self_check():
     return failed
 
 
+def _fold_outcome(name, method, values, **opts):
+    """The expected result (as an array) and flags that the generator records for NumPy's
+    `name`.`method` of float64 `values`."""
+    c = Case("e0", name, getattr(np, name), method)
+    c.inputs = [contiguous("d", values)]
+    for k, v in opts.items():
+        setattr(c, k, contiguous("?", v) if k == "where" else contiguous("l", v) if k == "indices" else v)
+    kind, payload = c.run_numpy()
+    if kind != "ok":
+        return None, c.fp.bits
+    code, shape, data, _ = payload[0]
+    return np.frombuffer(data, dtype=np.dtype(code)).reshape(shape), c.fp.bits
+
+
+def fold_self_check():
+    """--self-check: reduce and reduceat of order-dependent ufuncs are checked against the
+    generator's left fold, whatever NumPy's SIMD loops return (np.power.reduce([2., 3., 1.,
+    2.]) is 4.0 on AVX-512 machines). Returns failures."""
+    failed = []
+
+    def expect(what, got, want):
+        if got is None or not np.allclose(np.asarray(got, dtype=np.float64), want, rtol=1e-15, atol=0):
+            failed.append("%s: %s, expected %s" % (what, got, want))
+
+    expect("power.reduce left fold", _fold_outcome("power", "reduce", [2.0, 3.0, 1.0, 2.0])[0], 64.0)
+    expect("arctan2.reduce left fold", _fold_outcome("arctan2", "reduce", [-9.0, 0.5, -3.0])[0],
+           math.atan2(math.atan2(-9.0, 0.5), -3.0))
+    expect("power.reduceat left folds", _fold_outcome("power", "reduceat", [2.0, 3.0, 2.0, 2.0, 3.0],
+                                                      indices=[0, 3])[0], [64.0, 8.0])
+    expect("power.reduce, initial 0.5, where", _fold_outcome("power", "reduce", [2.0, 3.0, 2.0], initial=0.5,
+                                                             where=[True, False, True])[0], 0.0625)
+    chains = [[2.0, 3.0, 2.0, 1.0], [1.5, 2.0, 0.5, 3.0]]  # per row: ((x0 ** x1) ** x2) ** x3
+    c = Case("e0", "power", np.power, "reduce")
+    c.inputs, c.axis, c.keepdims = [contiguous("d", np.array(chains).T)], 0, True
+    kind, payload = c.run_numpy()
+    expect("power.reduce axis 0, keepdims", np.frombuffer(payload[0][2], dtype=np.float64) if kind == "ok" else None,
+           [((2.0 ** 3.0) ** 2.0) ** 1.0, ((1.5 ** 2.0) ** 0.5) ** 3.0])
+    # 0 ** -1 (divide) comes first in the fold; NumPy's f(first, last) would compute 0 ** 2.
+    r, bits = _fold_outcome("power", "reduce", [0.0, -1.0, 2.0])
+    expect("power.reduce of a pole", r, math.inf)
+    if bits != FpFlags.DIVIDE:
+        failed.append("power.reduce([0., -1., 2.]) flags %s, expected the fold's {divide}" % flag_names(bits))
+    return failed
+
+
+def flags_self_check():
+    """--self-check: the flags recorded for a case, and those each rule leaves out. Returns failures."""
+    failed = []
+
+    def expect(what, got, want):
+        if got != want:
+            failed.append("%s: %s, expected %s" % (what, flag_names(got), flag_names(want)))
+
+    def flags_of(name, *values, **opts):
+        c = Case("e0", name, getattr(np, name), opts.pop("method", "call"))
+        c.inputs = [contiguous(x.dtype.char, x) if isinstance(x, np.ndarray) else x for x in values]
+        for k, v in opts.items():
+            setattr(c, k, v)
+        c.run_numpy()
+        return c.fp.bits, c.flags_free
+
+    f = FpFlags
+    expect("divide by 0, 0 / 0", flags_of("divide", np.array([1.0, 0.0]), np.array([0.0, 0.0]))[0],
+           f.DIVIDE | f.INVALID)
+    expect("float less with NaN", flags_of("less", np.array([math.nan]), np.array([1.0]))[0], 0)
+    expect("complex less with NaN", flags_of("less", np.array([complex(math.nan, 0)]), np.array([1 + 0j]))[0],
+           f.INVALID)
+    expect("exp overflow", flags_of("exp", np.array([1000.0]))[0], f.OVERFLOW)
+    # Order-dependent reductions: 1e308 + 1e308 overflows first in one order only.
+    expect("add.reduce, order-dependent", flags_of("add", np.array([1e308, 1e308, -1e308]), method="reduce")[1],
+           f.OVERFLOW | f.UNDERFLOW | f.INVALID)
+    expect("add.reduce, safe in any order", flags_of("add", np.array([1.0, 2.0, 3.0]), method="reduce")[1], 0)
+    # The input cast float64 -> float32 overflows: left out; the loop's own divide stays.
+    bits, free = flags_of("divide", np.array([1e300, 1.0]), np.array([1.0, 0.0]), signature="ff->f")
+    expect("cast into a float32 loop", free, f.OVERFLOW)
+    expect("... the loop's divide", bits & ~free, f.DIVIDE)
+    # where= with out= of another dtype: NumPy casts out='s old contents into its buffer.
+    o = Arr("d", np.full(2, 1e300))
+    expect("stale out=", flags_of("add", np.array([1.0, 2.0], "f"), np.array([1.0, 2.0], "f"), out=[o],
+                                  where=contiguous("?", [True, False]), signature="ff->f")[1], f.OVERFLOW)
+    return failed
+
+
 def result_tuple(x, mask):
     a = np.asarray(x)
     code = fold(a.dtype.char)
@@ -1157,6 +1363,29 @@ def values_fn(rng, uf, code, pos, pool_share=0.3):
     return f
 
 
+# The case classes below are appended after the per-loop variants, so that adding one
+# keeps the ids of the others.
+# NaN and inf among the inputs of the comparisons and of the ufuncs that compare
+# (NumPy raises no flag for a NaN in a float comparison, invalid in a complex ordered
+# one): lengths around the SIMD widths (4 to 16 lanes), so that the NaN falls in a
+# vector body or in a tail.
+NAN_FAMILY = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "maximum", "minimum", "fmax",
+              "fmin")
+NAN_LENGTHS = (1, 7, 16, 19, 67)
+NAN_WHICH = ("a", "b", "inf")  # a NaN in the first input (its last element), in the second (anywhere), none but +-inf
+# Reductions over zero-length axes of multi-dimensional empties: NumPy raises ValueError
+# ("zero-size array to reduction operation X which has no identity") when a reduced axis
+# has length 0 and there is neither an identity nor initial=, and returns the identity
+# or initial otherwise.
+EMPTY_SHAPES = ((0, 0), (0, 3), (3, 0), (2, 0, 4))
+EMPTY_AXES = {2: (None, 0, 1, -1, -2, (0, 1), (1, -2), ()), 3: (None, 1, -2, (0, 2), (1,), (-1, 0), (0, 1, 2), ())}
+EMPTY_CASES = 20  # per ufunc: 16 reduce (4 shapes x 8 axes), 2 accumulate, 2 reduceat
+# Order-dependent float reductions that NumPy 2.4 gets wrong (Case.left_fold): chains of
+# tame values (a chain of random values overflows or vanishes within a few steps).
+FOLD_UFUNCS = ("power", "float_power", "arctan2")
+FOLD_VARIANTS = ("reduce:3", "reduce:4", "reduce:9", "reduce:17", "reduce:33", "reduce2d", "reduceat", "accumulate")
+
+
 def exhaustive_tasks(ufs):
     """(name, loop, variant) in a fixed order; variant is one of
     'edges' (the edge-value pool, every pair for binary ufuncs, contiguous),
@@ -1180,6 +1409,29 @@ def exhaustive_tasks(ufs):
                 tasks.append((name, loop, v))
         for alias in aliases:
             tasks.append((name, loops[0], "alias:" + alias))
+    # The classes the flags comparison added: NaN in comparisons ('nan:<length>:<which>'),
+    # empty reductions ('empty:<k>'), left folds ('fold:<method>').
+    for name in sorted(ufs):
+        uf, _ = ufs[name]
+        if isinstance(uf, UserUfunc):
+            continue
+        loops = restricted_loops(uf)
+        if name in NAN_FAMILY:
+            for loop in loops:
+                if all(is_inexact_code(x) for x in loop_inputs(loop)):
+                    tasks += [(name, loop, "nan:%d:%s" % (n, w)) for n in NAN_LENGTHS for w in NAN_WHICH]
+                    tasks.append((name, loop, "nan:19:scalar"))
+                    if len(set(loop.replace("->", ""))) == 1:  # maximum and the like: their reduce too
+                        tasks += [(name, loop, "nan:%d:reduce" % n) for n in NAN_LENGTHS]
+        single = [t for t in loops if len(set(t.replace("->", ""))) == 1]
+        if uf.nin == 2 and uf.nout == 1 and single:
+            inexact = [t for t in single if is_inexact_code(t[0])]
+            loop = (inexact or single)[0]
+            tasks += [(name, loop, "empty:%d" % k) for k in range(EMPTY_CASES)]
+        if name in FOLD_UFUNCS:
+            for loop in single:
+                if is_inexact_code(loop[0]):
+                    tasks += [(name, loop, "fold:" + v) for v in FOLD_VARIANTS]
     return tasks
 
 
@@ -1327,6 +1579,12 @@ def exhaustive_case(seed, index, task, ufs):
         else:
             c.axis = int(rng.integers(-ndim, ndim))
         return c
+    if variant.startswith("nan:"):
+        return nan_case(rng, c, ins, variant)
+    if variant.startswith("empty:"):
+        return empty_case(rng, c, ins[0], int(variant.split(":")[1]))
+    if variant.startswith("fold:"):
+        return fold_case(rng, c, ins[0], variant.split(":", 1)[1])
     if variant == "scalar":
         shape = random_shape(rng, int(rng.integers(0, 4)))
         k = int(rng.integers(0, uf.nin))
@@ -1339,6 +1597,117 @@ def exhaustive_case(seed, index, task, ufs):
                 c.inputs.append(make_operand(rng, x, shape, values_fn(rng, uf, x, i)))
         return c
     raise AssertionError(variant)
+
+
+def without_nan(code, v):
+    """v with its NaNs (either part) replaced by finite values."""
+    v = np.array(v)
+    bad = np.isnan(v.real) | np.isnan(v.imag) if is_complex_code(code) else np.isnan(v)
+    v[bad] = 1.5
+    return v
+
+
+def nan_value(rng, code):
+    if not is_complex_code(code):
+        return math.nan
+    return [complex(math.nan, 0.0), complex(0.5, math.nan), complex(math.nan, math.nan)][int(rng.integers(0, 3))]
+
+
+def nan_case(rng, c, ins, variant):
+    """'nan:<length>:<which>': contiguous inputs of that length, NaN-free but for
+    which = 'a' (the first input's last element: a tail for most SIMD widths), 'b' (the
+    second input, anywhere), 'inf' (infinities of both signs, no NaN), 'scalar' (a
+    weak NaN Python scalar as the second input) or 'reduce' (reduce of one input with
+    a NaN anywhere)."""
+    _, n, which = variant.split(":")
+    n = int(n)
+    if which == "reduce":
+        v = without_nan(ins[0], random_values(rng, ins[0], n))
+        v[int(rng.integers(0, n))] = nan_value(rng, ins[0])
+        c.method, c.signature = "reduce", None
+        c.inputs = [contiguous(ins[0], v)]
+        return c
+    vals = [without_nan(x, random_values(rng, x, n)) for x in ins]
+    if which == "a":
+        vals[0][n - 1] = nan_value(rng, ins[0])
+    elif which == "b":
+        vals[1][int(rng.integers(0, n))] = nan_value(rng, ins[1])
+    elif which == "inf":
+        for v in vals:
+            for _ in range(max(1, n // 8)):
+                v[int(rng.integers(0, n))] = math.inf if rng.random() < 0.5 else -math.inf
+    c.inputs = [contiguous(x, v) for x, v in zip(ins, vals)]
+    if which == "scalar":
+        c.inputs[1] = complex(nan_value(rng, ins[1])) if is_complex_code(ins[1]) else math.nan
+    return c
+
+
+def empty_case(rng, c, code, k):
+    """'empty:<k>': a reduction over a multi-dimensional empty (EMPTY_SHAPES): k < 16
+    reduce (every shape with every axis of EMPTY_AXES over k), keepdims and initial
+    drawn; 16, 17 accumulate; 18, 19 reduceat."""
+    c.signature = None
+    if k < 16:
+        shape = EMPTY_SHAPES[k % 4]
+        axes = EMPTY_AXES[len(shape)]
+        c.method = "reduce"
+        c.axis = axes[(k // 4) * 2 + int(rng.integers(0, 2))]
+        c.keepdims = bool(rng.integers(0, 2))
+        if rng.random() < 0.4:
+            c.initial = pool(code)[int(rng.integers(0, len(pool(code))))].item()
+        if rng.random() < 0.5:
+            c.dtype = code
+    elif k < 18:
+        shape, c.axis = [((0, 3), 0), ((3, 0), 1), ((2, 0, 4), -2), ((3, 0), 0)][(k - 16) * 2 + int(rng.integers(0, 2))]
+        c.method = "accumulate"
+    else:
+        shape, c.axis, idx = [((3, 0), 0, [0, 2]), ((0, 3), 1, [0, 1]), ((2, 0, 4), 2, [1, 3, 0]),
+                              ((0, 3), 0, [0])][(k - 18) * 2 + int(rng.integers(0, 2))]
+        c.method = "reduceat"
+        c.indices = contiguous("l", idx)
+    c.inputs = [make_operand(rng, code, shape, lambda n: random_values(rng, code, n), p_slice=0.5, p_transpose=0.4,
+                             p_broadcast=0.0)]
+    return c
+
+
+def tame_values(rng, name, code, n):
+    """Values whose power or arctan2 chains stay finite for a few dozen steps, with now
+    and then one special value (which raises flags: NaN from a negative base, 0 ** -x)."""
+    real = "f" if code in "fF" else "d"
+    if name == "arctan2":
+        v = rng.uniform(-10.0, 10.0, n)
+    else:
+        v = rng.uniform(0.6, 1.6, n)
+    v = v.astype(real)
+    if is_complex_code(code):
+        v = v + 1j * rng.uniform(-0.4, 0.4, n).astype(real)
+    v = np.asarray(v, dtype=np.dtype(code))
+    if n and rng.random() < 0.3:
+        specials = [0.0, -0.0, -1.5, math.inf, -math.inf, math.nan, 1e30]
+        v[int(rng.integers(0, n))] = specials[int(rng.integers(0, len(specials)))]
+    return v
+
+
+def fold_case(rng, c, code, variant):
+    """'fold:<variant>' of FOLD_VARIANTS: reduce of 1-d chains of several lengths, of a
+    2-d array along either axis, reduceat with a repeated and a decreasing index, and
+    accumulate (NumPy's is right: the same chains)."""
+    c.signature = None
+    name = c.uf.__name__
+    c.method = "reduce" if variant.startswith("reduce") and variant != "reduceat" else variant
+    if variant.startswith("reduce:"):
+        shape = (int(variant.split(":")[1]),)
+    elif variant == "reduce2d":
+        shape, c.axis = ((5, 17), -1) if rng.random() < 0.5 else ((17, 5), 0)
+        c.keepdims = bool(rng.integers(0, 2))
+    elif variant == "reduceat":
+        shape = (33,)
+        c.indices = contiguous("l", [0, 5, 5, 20, 12, 30])
+    else:
+        shape = (17,)
+    c.inputs = [make_operand(rng, code, shape, lambda n: tame_values(rng, name, code, n), p_slice=0.3,
+                             p_transpose=0.3, p_broadcast=0.0)]
+    return c
 
 
 # Weights of the random cases' methods (only those NumPy has for the ufunc).
@@ -1428,6 +1797,17 @@ def fill_random_call(rng, c):
             c.inputs.append(Arr(code, random_values(rng, code, 1, int_range_for(uf, k)).reshape(())))
         else:
             c.inputs.append(make_operand(rng, code, shapes[k], values_fn(rng, uf, code, k)))
+    if uf.__name__ in NAN_FAMILY and rng.random() < 0.5:
+        # The pools put a NaN in about one element in 150: here the inputs are either
+        # NaN-free or hold one NaN, so that the flags of both are compared (NumPy's float
+        # comparisons are quiet; its complex ordered ones raise invalid).
+        arrays = [x for x in c.inputs if isinstance(x, Arr) and is_inexact_code(x.code)]
+        for x in arrays:
+            x.base[...] = without_nan(x.code, x.base)
+        arrays = [x for x in arrays if x.base.size]
+        if arrays and rng.random() < 0.5:
+            x = arrays[int(rng.integers(0, len(arrays)))]
+            x.base.flat[int(rng.integers(0, x.base.size))] = nan_value(rng, x.code)
     if all(not isinstance(x, Arr) for x in c.inputs):
         full = shape
     else:
@@ -1491,6 +1871,12 @@ def fill_random_method(rng, c):
     m = c.method
     ndim = int(rng.choice([1, 1, 2, 2, 3, 4]))
     shape = random_shape(rng, ndim, max_size=120)
+    zeros = []
+    if m in ("reduce", "accumulate", "reduceat") and ndim >= 2 and rng.random() < 0.1:
+        # Multi-dimensional empties with one or more zero-length axes (random_shape zeroes
+        # at most one, so a reduction over it never had an empty result as well).
+        zeros = [int(x) for x in rng.choice(ndim, int(rng.integers(1, ndim + 1)), replace=False)]
+        shape = tuple(0 if i in zeros else x for i, x in enumerate(shape))
     loops = restricted_loops(uf)
     code = loop_inputs(loops[int(rng.integers(0, len(loops)))])[0]
     if rng.random() < 0.2:
@@ -1525,6 +1911,8 @@ def fill_random_method(rng, c):
                 c.axis = int(rng.integers(-ndim, ndim))
             elif r < 0.95:
                 c.axis = ndim  # out of bounds
+        if zeros and rng.random() < 0.5:
+            c.axis = zeros[0] - (ndim if rng.random() < 0.5 else 0)  # over a zero-length axis
         if m == "reduce":
             if rng.random() < 0.3:
                 c.keepdims = bool(rng.integers(0, 2))
@@ -1588,6 +1976,7 @@ def fill_random_method(rng, c):
 T_ID, T_UFUNC, T_METHOD, T_IN_ARRAY, T_IN_SCALAR, T_OUT_ARRAY, T_OUT_ALIAS, T_WHERE = 1, 2, 3, 4, 5, 6, 7, 8
 T_DTYPE, T_SIGNATURE, T_CASTING, T_AXIS, T_KEEPDIMS, T_INITIAL, T_INDICES = 9, 10, 11, 12, 13, 14, 15
 T_EXPECT_RESULT, T_EXPECT_ERROR, T_DESC, T_CANONICAL, T_TOL, T_LOOP = 16, 17, 18, 19, 20, 21
+T_FLAGS = 22
 
 
 def field(tag, payload):
@@ -1677,6 +2066,7 @@ def enc_case(c, outcome):
         out.append(field(T_TOL, struct.pack("<iQ", -1 if c.tol_ulps is None else c.tol_ulps, t.size) + t.tobytes()))
     if c.loop is not None:
         out.append(field(T_LOOP, c.loop.encode()))
+    out.append(field(T_FLAGS, struct.pack("<BB", c.fp.bits, c.flags_free)))
     out.append(field(T_DESC, c.describe().encode()))
     body = b"".join(out)
     return struct.pack("<I", len(body)) + body
@@ -1723,7 +2113,8 @@ def main(argv=None):
     p.add_argument("--index", action="append", default=[], help="only case e<i> or r<i> (repeatable)")
     p.add_argument("--no-methods", action="store_true", help="random cases call the ufunc only")
     p.add_argument("--show", action="store_true", help="print the cases and NumPy's outcomes")
-    p.add_argument("--self-check", action="store_true", help="check the power chains' tolerance, then exit")
+    p.add_argument("--self-check", action="store_true",
+                   help="check the power chains' tolerance, the left folds and the flags rules, then exit")
     args = p.parse_args(argv)
 
     global np
@@ -1735,7 +2126,7 @@ def main(argv=None):
     if int(np.__version__.split(".")[0]) < 2:
         cannot_generate("NumPy >= 2 is required (NEP 50 promotion); found %s" % np.__version__)
     if args.self_check:
-        failed = chain_self_check()
+        failed = chain_self_check() + fold_self_check() + flags_self_check()
         for f in failed:
             print("FAIL generate_cases.py --self-check: " + f)
         print("generate_cases.py --self-check: " + ("FAILED" if failed else "ok"))
@@ -1800,7 +2191,9 @@ def main(argv=None):
             sys.exit("--index takes e<i> or r<i>, not " + cid)
         counts[outcome[0]] += 1
         if args.show:
-            print("%s: %s\n  NumPy %s" % (cid, c.describe(), describe_outcome(outcome)))
+            free = "; not compared: " + flag_names(c.flags_free) if c.flags_free else ""
+            print("%s: %s\n  NumPy %s\n  flags %s%s"
+                  % (cid, c.describe(), describe_outcome(outcome), flag_names(c.fp.bits), free))
         if args.out:
             records.append(enc_case(c, outcome))
 

@@ -13,6 +13,7 @@
 //     --verbose                     print every case
 //     --list                        print the ufuncs this build has (name nin nout types...)
 //     --self-check                  check the comparison's condition-aware bound on synthetic cases
+//                                   and that a difference in floating-point flags fails
 //     --skip-reason TEXT            print TEXT and exit 77 (ctest's SKIP_RETURN_CODE): the
 //                                   oracle is missing; under CI (CI=true) print it and exit 1
 //
@@ -21,7 +22,9 @@
 // Comparison rules (docs/testing.md): integers and booleans exact; floats within the
 // per-ufunc ulp bound of ulp_bound() (0 = bit for bit, up to the sign of zero); NaN
 // where NumPy has NaN; infinities exact; complex numbers part by part. Exceptions must
-// be the library class the generator mapped NumPy's exception to.
+// be the library class the generator mapped NumPy's exception to. The floating-point
+// flags of the call must be NumPy's in the kinds the case compares (compared_flags()),
+// and the raise and warn policies must act on exactly those.
 #include <unistd.h>
 #include <algorithm>
 #include <chrono>
@@ -47,11 +50,8 @@
 #include <utility>
 #include <vector>
 
-#include <ufunc/ufunc.hpp>
-#if __has_include(<ufunc/core/errstate.hpp>)
 #include <ufunc/core/errstate.hpp>
-#define UFUNC_DIFF_HAS_ERRSTATE 1
-#endif
+#include <ufunc/ufunc.hpp>
 #if defined(UFUNC_HAS_TBB)
 #include <ufunc/backends/parallel/execute.hpp>
 #endif
@@ -356,6 +356,9 @@ struct test_case {
   int ulps_override = -1;       // reductions: ulps allowed instead of ulp_bound()'s
   std::vector<double> abs_tol;  // reductions by add: per element of result 0, absolute
   std::string loop;             // the loop NumPy ran ("ff->f"), where the generator knows it
+  bool has_flags = false;       // the generator recorded NumPy's floating-point flags
+  unsigned np_flags = 0;        // fp_flag bits NumPy raised
+  unsigned flags_free = 0;      // fp_flag bits the comparison leaves out for this case (generate_cases.py)
   std::vector<int> unknown_tags;
 
   [[nodiscard]] std::string id() const { return std::string(1, mode) + std::to_string(index); }
@@ -555,6 +558,11 @@ test_case read_case(reader& r) {
       case 21:
         c.loop = f.str(len);
         break;
+      case 22:
+        c.has_flags = true;
+        c.np_flags = f.get<std::uint8_t>();
+        c.flags_free = f.get<std::uint8_t>();
+        break;
       default:
         c.unknown_tags.push_back(tag);
         break;  // a newer generator: the case is skipped
@@ -574,7 +582,7 @@ case_file read_file(const std::string& path) {
   if (!in) throw std::runtime_error("cannot open " + path);
   std::vector<char> buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   reader r(reinterpret_cast<const std::byte*>(buf.data()), buf.size());
-  if (r.str(8) != "UFDIFF01") throw std::runtime_error(path + " is not a case file of this version (UFDIFF01)");
+  if (r.str(8) != "UFDIFF02") throw std::runtime_error(path + " is not a case file of this version (UFDIFF02)");
   case_file cf;
   cf.path = path;
   std::istringstream header(r.str(r.get<std::uint32_t>()));
@@ -893,6 +901,7 @@ std::string class_of(const std::exception& e) {
 struct run_result {
   enum class kind { pass, fail, skip } k = kind::pass;
   std::string detail;  // failure description or skip reason
+  unsigned flags = 0;  // fp_flag bits our call raised (fp_mode::call)
 };
 
 run_result skip(std::string why) { return {run_result::kind::skip, std::move(why)}; }
@@ -1114,7 +1123,100 @@ condition_bound condition_scales(const test_case& c, condition_kind kind) {
   return cb;
 }
 
-run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user) {
+// ---------------------------------------------------------------------------------
+// Floating-point flags (docs/testing.md, "Floating-point flags"): every case is
+// replayed under the `call` policy, whose function records the flags our call
+// raised, and they must be NumPy's in every kind the case compares (the generator
+// leaves out, per case, the kinds whose NumPy flags are not a property of the
+// operation: flags_free). Cases with flags, and every 8th, are replayed again under
+// `raise` and `warn`, which must act on exactly NumPy's kinds.
+// ---------------------------------------------------------------------------------
+enum class fp_mode { call, raise, warn };
+constexpr unsigned all_fp_flags = 15;
+
+std::string flag_names(unsigned flags) {
+  static constexpr std::pair<unsigned, const char*> names[] = {
+      {1, "divide"}, {2, "overflow"}, {4, "underflow"}, {8, "invalid"}};
+  std::string s;
+  for (const auto& [bit, name] : names)
+    if (flags & bit) s += (s.empty() ? "" : ",") + std::string(name);
+  return "{" + s + "}";
+}
+
+// Whether the case runs a complex loop (the complex column of ulp_bound()).
+bool complex_loop(const test_case& c) {
+  if (!c.loop.empty()) return c.loop.substr(0, c.loop.find("->")).find_first_of("FD") != std::string::npos;
+  bool cplx = c.out_dtype && c.out_dtype->is_complex();
+  for (const auto& in : c.inputs) cplx |= in.is_scalar ? in.scalar.kind == 'c' : in.arr.type.is_complex();
+  return cplx;
+}
+
+// The kinds compared for case `c` of ufunc `name`: all four, less those the generator leaves
+// out for this case (flags_free), less underflow where the loop is not correctly rounded (its
+// ulp bound is not 0): an approximation raises underflow in its intermediate steps, or not,
+// as its polynomial goes (NumPy's own differ between its AVX-512 and baseline loops: float32
+// cos of a tiny argument underflows in the former), and complex products and quotients
+// underflow in parts the formula chooses.
+unsigned compared_flags(const test_case& c, std::string_view name) {
+  if (!c.has_flags) return 0;
+  unsigned free = c.flags_free;
+  const tolerance tol = ulp_bound(name);
+  if ((complex_loop(c) ? tol.complex_ulps : tol.real_ulps) != 0)
+    free |= static_cast<unsigned>(ufunc::fp_flag::underflow);
+  return all_fp_flags & ~free;
+}
+
+// The kind a warning or floating_point_error message names (errstate.cpp's texts).
+unsigned flag_of_message(std::string_view m) {
+  if (m.starts_with("divide by zero")) return 1;
+  if (m.starts_with("overflow")) return 2;
+  if (m.starts_with("underflow")) return 4;
+  if (m.starts_with("invalid value")) return 8;
+  return 0;
+}
+
+// The policies of a replay, and what they saw. `call`: every kind calls the recording
+// function (the kinds not compared too, so that a failure can show them); `raise` and
+// `warn`: the compared kinds only, the others are ignored.
+class fp_replay {
+ public:
+  fp_replay(fp_mode mode, unsigned compared)
+      : guard_(changes(mode, compared), [this](std::string_view, unsigned flags) { flags_ |= flags; }) {
+    if (mode == fp_mode::warn)
+      saved_handler_ = ufunc::set_warning_handler([this](std::string_view m) { warned_ |= flag_of_message(m); });
+    warn_ = mode == fp_mode::warn;
+  }
+  ~fp_replay() {
+    if (warn_) ufunc::set_warning_handler(std::move(saved_handler_));
+  }
+  fp_replay(const fp_replay&) = delete;
+  fp_replay& operator=(const fp_replay&) = delete;
+  [[nodiscard]] unsigned flags() const { return flags_; }
+  [[nodiscard]] unsigned warned() const { return warned_; }
+
+ private:
+  static ufunc::fp_error_changes changes(fp_mode mode, unsigned compared) {
+    const ufunc::fp_policy p = mode == fp_mode::call    ? ufunc::fp_policy::call
+                               : mode == fp_mode::raise ? ufunc::fp_policy::raise
+                                                        : ufunc::fp_policy::warn;
+    auto pick = [&](ufunc::fp_flag k) {
+      return mode == fp_mode::call || (compared & static_cast<unsigned>(k)) ? p : ufunc::fp_policy::ignore;
+    };
+    ufunc::fp_error_changes ch;
+    ch.divide = pick(ufunc::fp_flag::divide);
+    ch.over = pick(ufunc::fp_flag::overflow);
+    ch.under = pick(ufunc::fp_flag::underflow);
+    ch.invalid = pick(ufunc::fp_flag::invalid);
+    return ch;
+  }
+  unsigned flags_ = 0, warned_ = 0;
+  bool warn_ = false;
+  ufunc::warning_handler saved_handler_;
+  ufunc::errstate guard_;
+};
+
+run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user,
+                    fp_mode mode = fp_mode::call) {
   const bool device = target == ufunc::target_id::cuda;
   if (!c.unknown_tags.empty()) return skip("case fields this runner does not know (a newer generator)");
   // Device loops exist only where this file was compiled as CUDA (a CUDA build).
@@ -1135,6 +1237,10 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
   replay rp;
   std::string error_class, error_message;
   ufunc::call_options opt;
+  const unsigned compared = compared_flags(c, c.canonical.empty() ? f.name() : c.canonical);
+  std::optional<fp_replay> fp;
+  fp.emplace(mode, compared);
+  unsigned raised = 0;  // fp_mode::raise: the kind of the floating_point_error thrown
   try {
     if (c.method != "call") {
       if (auto r = run_method(c, f, target, ins, method_out, where, indices, rp)) return *r;
@@ -1179,11 +1285,35 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
         if (c.outs[j].alias < 0) rp.bases.emplace_back(&outs[j], opt.out[j]);
     }
     if (device && !rp.got.empty()) (void)ufunc::to_host(rp.got[0]);  // waits for the stream: errors surface here
+  } catch (const ufunc::floating_point_error& e) {
+    if (mode == fp_mode::raise) {
+      raised = e.flag();
+    } else {  // no policy raises: a library error like any other
+      error_class = class_of(e);
+    }
+    error_message = e.what();
   } catch (const std::exception& e) {
     error_class = class_of(e);
     error_message = e.what();
   }
+  const unsigned ours_flags = fp->flags(), warned = fp->warned();
+  fp.reset();  // the comparison below computes with the library: under the runner's policies (ignore)
   if (error_class == "target_error" && device) return skip("cuda: " + error_message.substr(0, 120));
+  if (mode == fp_mode::raise) {
+    // NumPy's 'raise' throws FloatingPointError for the first kind it saw, in the order divide,
+    // overflow, underflow, invalid (the library's order too): the lowest bit compared.
+    const unsigned want = c.np_flags & compared, first = want & (~want + 1);
+    if (raised != first)
+      return fail("errstate raise: ours " +
+                  (raised ? "throws floating_point_error for " + flag_names(raised) + " (" + error_message + ")"
+                          : std::string("throws nothing")) +
+                  ", NumPy raises " + (first ? "FloatingPointError for " + flag_names(first) : std::string("nothing")) +
+                  " (compared: " + flag_names(compared) + ")");
+    if (raised) return {};  // the outputs may be partly written, as in NumPy: nothing more to compare
+  }
+  if (mode == fp_mode::warn && !c.expect_error && error_class.empty() && warned != (c.np_flags & compared))
+    return fail("errstate warn: ours warns " + flag_names(warned) + ", NumPy " + flag_names(c.np_flags & compared) +
+                " (compared: " + flag_names(compared) + ")");
   if (c.expect_error) {
     if (error_class.empty())
       return fail("NumPy raises " + c.np_error + " (" + c.np_message + "), ours returns " +
@@ -1244,7 +1374,17 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
         return fail(std::string(written ? "an output" : "an input") + ": byte " + std::to_string(i) +
                     " of its base array changed" + (written ? " outside the written view" : ""));
   }
-  return {};
+  if (mode == fp_mode::call && (ours_flags ^ c.np_flags) & compared) {
+    run_result r = fail(
+        "floating-point flags: ours " + flag_names(ours_flags) + ", NumPy " + flag_names(c.np_flags) + " (differ in " +
+        flag_names((ours_flags ^ c.np_flags) & compared) +
+        (compared != all_fp_flags ? "; not compared: " + flag_names(all_fp_flags & ~compared) : std::string()) + ")");
+    r.flags = ours_flags;
+    return r;
+  }
+  run_result r;
+  r.flags = ours_flags;
+  return r;
 }
 
 // ---------------------------------------------------------------------------------
@@ -1353,6 +1493,47 @@ int self_check() {
     // Real power keeps its ulp bound.
     const double r = std::pow(2.0, 30.5);
     expect(passes<double>("power", 2.0, 30.5, r, r * (1 + 8 * eps)), false, "real power, 8 eps relative");
+  }
+  {  // Floating-point flags: a real replay of diff_fma on the cpu target, against made-up NumPy flags.
+    const auto* fma = user_ufunc("diff_fma");
+    constexpr unsigned divide = 1, overflow = 2, underflow = 4, invalid = 8;
+    // diff_fma(a, b, c) = a * b + c: 1e308 * 10 overflows (NumPy: {overflow}); 1 * 2 + 0 raises nothing.
+    auto fma_case = [](double a, unsigned np_flags, unsigned free) {
+      test_case c;
+      c.ufunc_name = "diff_fma";
+      for (double x : {a, 10.0, 0.0}) c.inputs.push_back({false, spec_of(std::vector<double>{x}), {}});
+      expected_result e;
+      e.type = ufunc::dtype_of<double>;
+      e.shape = {1};
+      const double r = a * 10.0;
+      const auto* p = reinterpret_cast<const std::byte*>(&r);
+      e.data.assign(p, p + sizeof r);
+      c.expected.push_back(e);
+      c.has_flags = true;
+      c.np_flags = np_flags;
+      c.flags_free = free;
+      return c;
+    };
+    auto agrees = [&](const test_case& c, fp_mode mode) {
+      return run_case(c, *fma, ufunc::target_id::cpu, true, mode).k == run_result::kind::pass;
+    };
+    expect(agrees(fma_case(1e308, overflow, 0), fp_mode::call), true, "flags: the same as NumPy's");
+    expect(agrees(fma_case(1e308, 0, 0), fp_mode::call), false, "flags: ours {overflow}, NumPy {}");
+    expect(agrees(fma_case(1e308, overflow | invalid, 0), fp_mode::call), false,
+           "flags: ours {overflow}, NumPy {overflow,invalid}");
+    expect(agrees(fma_case(1e308, overflow | invalid, invalid), fp_mode::call), true,
+           "flags: invalid left out by the generator");
+    expect(agrees(fma_case(0.1, divide, 0), fp_mode::call), false, "flags: ours {}, NumPy {divide}");
+    expect(agrees(fma_case(0.1, underflow, 0), fp_mode::call), false,
+           "flags: underflow compared for a correctly rounded loop");
+    expect(agrees(fma_case(1e308, overflow, 0), fp_mode::raise), true, "raise: both raise overflow");
+    expect(agrees(fma_case(1e308, 0, 0), fp_mode::raise), false, "raise: ours throws, NumPy does not");
+    expect(agrees(fma_case(0.1, invalid, 0), fp_mode::raise), false, "raise: NumPy throws, ours does not");
+    expect(agrees(fma_case(1e308, divide | overflow, 0), fp_mode::raise), false,
+           "raise: NumPy throws for divide first");
+    expect(agrees(fma_case(1e308, overflow, 0), fp_mode::warn), true, "warn: both warn overflow");
+    expect(agrees(fma_case(1e308, overflow | invalid, 0), fp_mode::warn), false, "warn: NumPy warns invalid too");
+    expect(agrees(fma_case(1e308, 0, overflow), fp_mode::warn), true, "warn: overflow left out");
   }
   std::cout << "ufunc_differential --self-check: " << (failed ? "FAILED" : "ok") << "\n";
   return failed ? 1 : 0;
@@ -1561,11 +1742,10 @@ int main(int argc, char** argv) {
     }
   }
 
-#if defined(UFUNC_DIFF_HAS_ERRSTATE)
-  // As the generator's np.errstate(all='ignore'): no floating-point warnings.
+  // Outside a case's replay (which sets its own policies: run_case) nothing the runner
+  // computes may warn.
   ufunc::seterr(
       {ufunc::fp_policy::ignore, ufunc::fp_policy::ignore, ufunc::fp_policy::ignore, ufunc::fp_policy::ignore});
-#endif
   may_reexec = crashed.size() < static_cast<std::size_t>(max_crashes);
   std::signal(SIGSEGV, on_fatal_signal);
   std::signal(SIGBUS, on_fatal_signal);
@@ -1616,6 +1796,16 @@ int main(int argc, char** argv) {
         } else {
           try {
             r = run_case(c, *f, t, user);
+            // The other policies act on the same flags: checked where there are flags (ours or
+            // NumPy's) and on every 8th case, where neither may raise or warn.
+            const unsigned compared = compared_flags(c, c.canonical.empty() ? f->name() : c.canonical);
+            if (r.k == run_result::kind::pass && compared && !c.expect_error &&
+                (((r.flags | c.np_flags) & compared) || c.index % 8 == 0)) {
+              for (auto mode : {fp_mode::raise, fp_mode::warn}) {
+                if (r.k != run_result::kind::pass) break;
+                r = run_case(c, *f, t, user, mode);
+              }
+            }
           } catch (const std::exception& e) {
             r = fail(std::string("the runner could not build the case: ") + e.what());
           }
@@ -1646,7 +1836,10 @@ int main(int argc, char** argv) {
           continue;
         }
         ++st.fail;
-        ++fail_by_ufunc[c.ufunc_name + (c.method == "call" ? "" : "." + c.method)];
+        ++fail_by_ufunc[c.ufunc_name + (c.method == "call" ? "" : "." + c.method) +
+                        (r.detail.starts_with("floating-point flags") ? "[flags]"
+                         : r.detail.starts_with("errstate")           ? "[errstate]"
+                                                                      : "")];
         bool merged = false;
         for (auto& [ts, detail] : case_failures)
           if (detail == r.detail) {

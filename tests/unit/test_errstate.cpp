@@ -581,3 +581,137 @@ TEST_CASE("errstate: the methods report once, named as NumPy names them") {
           }) == v{"invalid value encountered in cast"});
   }
 }
+
+TEST_CASE("errstate: a Python scalar's conversion to the loop's dtype reports overflow only, as \"cast\"") {
+  // NumPy 2 (NEP 50) converts a Python scalar into the loop's dtype before the loop and checks that
+  // conversion for overflow alone, reported on its own:
+  //   np.add(np.ones(2, 'f'), 1e-300)                  no flag, [1, 1]
+  //   np.equal(np.zeros((2, 1), 'f'), 5e-324)          no flag
+  //   np.add(np.ones(2, 'f'), 1e300)                   "overflow encountered in cast", [inf, inf]
+  //   np.add(np.ones(2, 'f'), 3.4028235677973366e38)   overflow (rounds to inf); 3.4028234663852886e38 none
+  //   np.add(np.ones(0, 'f'), 1e300)                   overflow, the array is empty
+  //   np.add(np.ones(2, 'F'), 1e300j)                  overflow; 1e-300j none
+  //   np.add(1e300, 1e300, dtype='f')                  overflow twice (one report per scalar)
+  //   np.add(np.ones(2, 'f'), 1e300, dtype='d')        none
+  //   np.add(np.ones(2, 'i'), 1e300, dtype='f')        overflow; 1e-300 none, and np.add(1e-300, 1.0, dtype='f')
+  //                                                    none (a scalar not weak, converted straight all the same)
+  //   np.add.reduce(np.ones(2, 'f'), initial=1e300)    overflow ("... in cast"); initial=1e-300 none
+  // and under errstate(all='raise') np.add(np.ones(2, 'f'), 1e300) raises "overflow encountered in cast".
+  const auto ones = ufunc::full<float>({2}, 1.0f);
+  const auto empty = ufunc::array::empty({0}, ufunc::float32);
+  const auto cones = ufunc::full<std::complex<float>>({2}, 1.0f);
+  for (const auto target : ufunc_test::host_targets()) {
+    CAPTURE(ufunc::to_string(target));
+    std::vector<std::string> calls;
+    ufunc::errstate guard({.all = fp_policy::call}, [&](std::string_view m, unsigned) { calls.emplace_back(m); });
+    const auto seen = [&](auto&& run) {
+      calls.clear();
+      run();
+      return calls;
+    };
+    using v = std::vector<std::string>;
+    const v none, cast = {"overflow encountered in cast"};
+    ufunc::array r;
+    CHECK(seen([&] { r = ufunc::add(ones, 1e-300, {.target = target}); }) == none);
+    CHECK(r.to_vector<float>() == std::vector<float>{1, 1});
+    CHECK(seen([&] { (void)ufunc::equal(ufunc::zeros<float>({2, 1}), 5e-324, {.target = target}); }) == none);
+    CHECK(seen([&] { r = ufunc::add(ones, 1e300, {.target = target}); }) == cast);
+    CHECK(std::isinf(r.to_vector<float>()[1]));
+    CHECK(seen([&] { (void)ufunc::add(ones, 3.4028235677973366e38, {.target = target}); }) == cast);
+    CHECK(seen([&] { (void)ufunc::add(ones, 3.4028234663852886e38, {.target = target}); }) == none);
+    CHECK(seen([&] { (void)ufunc::add(empty, 1e300, {.target = target}); }) == cast);
+    CHECK(seen([&] {
+            (void)ufunc::add(ufunc::zeros<float>({2, 3}).transpose(), -1e300, {.target = target});
+          }) == cast);  // not C-ordered: the general path
+    CHECK(seen([&] { (void)ufunc::add(cones, std::complex<double>(0, 1e300), {.target = target}); }) == cast);
+    CHECK(seen([&] { (void)ufunc::add(cones, std::complex<double>(0, 1e-300), {.target = target}); }) == none);
+    CHECK(seen([&] { (void)ufunc::add(1e300, 1e300, {.dtype = ufunc::float32, .target = target}); }) ==
+          v{cast[0], cast[0]});
+    CHECK(seen([&] { (void)ufunc::add(ones, 1e300, {.dtype = ufunc::float64, .target = target}); }) == none);
+    const auto ints = ufunc::full<std::int32_t>({2}, 1);
+    CHECK(seen([&] { (void)ufunc::add(ints, 1e300, {.dtype = ufunc::float32, .target = target}); }) == cast);
+    CHECK(seen([&] { (void)ufunc::add(ints, 1e-300, {.dtype = ufunc::float32, .target = target}); }) == none);
+    CHECK(seen([&] { (void)ufunc::add(1e-300, 1.0, {.dtype = ufunc::float32, .target = target}); }) == none);
+    CHECK(seen([&] { r = ufunc::add.reduce(ones, {.initial = 1e300, .target = target}); }) == cast);
+    CHECK(std::isinf(r.item<float>()));
+    CHECK(seen([&] { r = ufunc::add.reduce(ones, {.initial = 1e-300, .target = target}); }) == none);
+    CHECK(r.item<float>() == 2.0f);
+  }
+  ufunc::errstate guard({.all = fp_policy::raise});
+  CHECK_THROWS_WITH_AS(ufunc::add(ones, 1e300), "overflow encountered in cast", ufunc::floating_point_error);
+  CHECK_NOTHROW(ufunc::add(ones, 1e-300));
+}
+
+TEST_CASE("errstate: at reports once, after every position, under the ufunc's name or \"at\" as NumPy") {
+  // NumPy 2's ufunc.at checks the flags once at the end: under the ufunc's name where it runs the loop's
+  // indexed variant (no cast, a 1-d, b at most 1-d, one index array, and add/subtract/multiply (not bool),
+  // divide (floats), floor_divide/maximum/minimum/fmax/fmin (not complex)), else under "at". Hard-coded:
+  //   np.float_power.at(np.array([-1., 1e30], 'f'), [0, 1], np.array([0.5, 2.])): under all='raise'
+  //     "overflow encountered in at" (invalid from (-1)**0.5, overflow from 1e60 cast back to float32: the
+  //     first kind of the whole at), a == [nan, inf]; under 'call' overflow then invalid value, both "in at"
+  //   np.add.at(np.array([1e308, 1.]), [0], 1e308)                         "overflow encountered in add"
+  //   np.add.at(np.array([1e308, 1.]), np.array([[0]]), np.array([1e308]))  "... in add"
+  //   np.add.at(np.array([1e308, 1.]), np.array([True, False]), np.array([1e308]))  "... in add"
+  //   np.add.at(np.array([1e308, 1.]), np.array([[0]]), np.array([[1e308]]))  "... in at" (b 2-d)
+  //   np.add.at(np.array([[1e308, 1.]]), [0], np.array([1e308]))            "... in at" (a 2-d)
+  //   np.add.at(np.array([[1e308, 1.]]), ([0], [0]), np.array([1e308]))     "... in at" (two index arrays)
+  //   np.add.at(np.array([1e38], 'f'), [0], np.array([1e308]))              "... in at" (a cast)
+  //   np.divide.at(np.array([1.]), [0], np.array([0.]))                     "divide by zero encountered in divide"
+  //   np.divide.at(np.array([1+0j]), [0], np.array([0j]))                   divide by zero, invalid value, "in at"
+  //   np.floor_divide.at(np.array([1]), [0], np.array([0]))                 "... in floor_divide"
+  //   np.remainder.at(np.array([1]), [0], np.array([0]))                    "... in at"
+  //   np.sqrt.at(np.array([-1.]), [0])                                      "invalid value encountered in at"
+  //   np.ldexp.at(np.array([1e308, 1.]), [0], np.array([2000], 'i'))        "overflow encountered in at"
+  const auto i64 = [](std::initializer_list<std::int64_t> v) { return ufunc::asarray<std::int64_t>(v); };
+  const auto f64 = [](std::initializer_list<double> v) { return ufunc::asarray<double>(v); };
+  const auto zero = i64({0});
+  for (const auto target : ufunc_test::host_targets()) {
+    CAPTURE(ufunc::to_string(target));
+    std::vector<std::string> calls;
+    auto seen = [&](auto&& run) {
+      calls.clear();
+      ufunc::errstate guard({.all = fp_policy::call}, [&](std::string_view m, unsigned) { calls.emplace_back(m); });
+      run();
+      return calls;
+    };
+    using v = std::vector<std::string>;
+    const ufunc::call_options on{.target = target};
+    {
+      auto a = ufunc::asarray<float>({-1.0f, 1e30f});
+      CHECK(seen([&] {
+              ufunc::float_power.at(a, i64({0, 1}), f64({0.5, 2.0}), on);
+            }) == v{"overflow encountered in at", "invalid value encountered in at"});
+      a = ufunc::asarray<float>({-1.0f, 1e30f});
+      {
+        ufunc::errstate raise({.all = fp_policy::raise});
+        CHECK_THROWS_WITH_AS(ufunc::float_power.at(a, i64({0, 1}), f64({0.5, 2.0}), on), "overflow encountered in at",
+                             ufunc::floating_point_error);
+      }
+      const auto got = a.to_vector<float>();
+      CHECK(std::isnan(got[0]));
+      CHECK(std::isinf(got[1]));
+    }
+    const auto over_in = [](const char* name) { return v{std::string("overflow encountered in ") + name}; };
+    auto big = [&] { return f64({1e308, 1.0}); };
+    CHECK(seen([&] { ufunc::add.at(big(), zero, 1e308, on); }) == over_in("add"));
+    CHECK(seen([&] { ufunc::add.at(big(), i64({0}).reshape({1, 1}), f64({1e308}), on); }) == over_in("add"));
+    CHECK(seen([&] { ufunc::add.at(big(), ufunc::asarray<bool>({true, false}), f64({1e308}), on); }) == over_in("add"));
+    CHECK(seen([&] {
+            ufunc::add.at(big(), i64({0}).reshape({1, 1}), f64({1e308}).reshape({1, 1}), on);
+          }) == over_in("at"));
+    CHECK(seen([&] { ufunc::add.at(big().reshape({1, 2}), zero, f64({1e308}), on); }) == over_in("at"));
+    CHECK(seen([&] { ufunc::add.at(big().reshape({1, 2}), {zero, zero}, f64({1e308}), on); }) == over_in("at"));
+    CHECK(seen([&] { ufunc::add.at(ufunc::asarray<float>({1e38f}), zero, f64({1e308}), on); }) == over_in("at"));
+    CHECK(seen([&] { ufunc::divide.at(f64({1.0}), zero, f64({0.0}), on); }) ==
+          v{"divide by zero encountered in divide"});
+    CHECK(seen([&] {
+            ufunc::divide.at(ufunc::asarray<std::complex<double>>({1.0}), zero,
+                             ufunc::asarray<std::complex<double>>({0.0}), on);
+          }) == v{"divide by zero encountered in at", "invalid value encountered in at"});
+    CHECK(seen([&] { ufunc::floor_divide.at(i64({1}), zero, i64({0}), on); }) ==
+          v{"divide by zero encountered in floor_divide"});
+    CHECK(seen([&] { ufunc::remainder.at(i64({1}), zero, i64({0}), on); }) == v{"divide by zero encountered in at"});
+    CHECK(seen([&] { ufunc::sqrt.at(f64({-1.0}), zero, on); }) == v{"invalid value encountered in at"});
+    CHECK(seen([&] { ufunc::ldexp.at(big(), zero, ufunc::asarray<std::int32_t>({2000}), on); }) == over_in("at"));
+  }
+}

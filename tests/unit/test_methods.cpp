@@ -1001,5 +1001,89 @@ TEST_CASE("methods: accumulate and reduceat of empty arrays need no identity, as
       CHECK(contains(message_of([&] { (void)f->reduceat(e30, idx({0}), {.axis = 1, .target = target}); }),
                      "index 0 out-of-bounds in " + f->get().name() + ".reduceat [0, 0)"));
     }
+
+TEST_CASE("methods: reduce runs a loop whose second input has another dtype (ldexp), as NumPy's reduce") {
+  // NumPy 2 resolves reduce as a call on (x, x) (dtype= fixes the first input and the output; out= stands for
+  // the first input) and requires only the first input and the output to agree: the start value is x's first
+  // element cast to the output's dtype, the others are cast to the second input's. Hard-coded:
+  //   np.ldexp.reduce(np.array([3, 1, 2]))                      24.0 (float64: the loop dl->d)
+  //   np.ldexp.reduce(np.array([3, 2**32 + 1]))                 inf (int64 exponents: di->d would give 6.0)
+  //   np.ldexp.reduce(np.array([3, 5], 'i2'))                   float32 96.0 (fi->f); 'i4': float64 96.0 (di->d)
+  //   np.ldexp.reduce(np.array([3, 5], 'u4'))                   float64 96.0 (dl->d)
+  //   np.ldexp.reduce(np.array([3, 5], 'u8')), of float64s      TypeError (no loop)
+  //   np.ldexp.reduce(np.array([3, 2**32 + 1]), dtype='f')      float32 inf (fl->f, not fi->f)
+  //   np.ldexp.reduce(np.array([3, 5], 'i2'), dtype='d')        float64 96.0 (di->d)
+  //   np.ldexp.reduce(np.array([3, 5], 'u8'), dtype='d'), dtype='l'   TypeError
+  //   np.ldexp.reduce(np.array([3, 1, 2]), out=np.empty((), 'l'))     24 (int64)
+  //   np.ldexp.reduce(np.array([3, 1, 2]), initial=1)           64.0; with where=[True, False, True], initial=1.0: 32.0
+  //   np.ldexp.reduce(np.array([[3, 1], [2, 2], [1, 0]]), axis=0)   [24., 4.]; axis=1: [6., 8., 1.]
+  //   np.ldexp.reduce(np.ones((0, 3), 'l'), axis=0, initial=2.5)  [2.5, 2.5, 2.5]
+  //   axis=None on a 2-d array: ValueError (not reorderable); np.ldexp.accumulate(np.array([3, 1, 2])) and
+  //   np.ldexp.reduceat(...): TypeError "the resolved dtypes are not compatible with ldexp.accumulate".
+  // (NumPy's AVX-512 loops fi->f and di->d get chains of three or more elements wrong, as its power and arctan2
+  // loops: np.ldexp.reduce(np.array([3, 1, 2], 'i4')) is 12.0 there; the library folds left, 24.0.)
+  using ufunc::ldexp;
+  const auto i64 = [](std::initializer_list<std::int64_t> v) { return ufunc::asarray<std::int64_t>(v); };
+  for (const auto target : ufunc_test::host_targets()) {
+    CAPTURE(ufunc::to_string(target));
+    ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+    auto r = ldexp.reduce(i64({3, 1, 2}), {.target = target});
+    CHECK(r.type() == ufunc::float64);
+    CHECK(r.item<double>() == 24.0);
+    CHECK(std::isinf(ldexp.reduce(i64({3, (std::int64_t{1} << 32) + 1}), {.target = target}).item<double>()));
+    r = ldexp.reduce(ufunc::asarray<std::int16_t>({3, 5}), {.target = target});
+    CHECK(r.type() == ufunc::float32);
+    CHECK(r.item<float>() == 96.0f);
+    r = ldexp.reduce(ufunc::asarray<std::int32_t>({3, 1, 2}), {.target = target});
+    CHECK(r.type() == ufunc::float64);
+    CHECK(r.item<double>() == 24.0);
+    CHECK(ldexp.reduce(ufunc::asarray<std::uint32_t>({3, 5}), {.target = target}).item<double>() == 96.0);
+    CHECK_THROWS_AS((void)ldexp.reduce(ufunc::asarray<std::uint64_t>({3, 5}), {.target = target}),
+                    ufunc::no_loop_error);
+    CHECK_THROWS_AS((void)ldexp.reduce(ufunc::asarray<double>({3, 5}), {.target = target}), ufunc::no_loop_error);
+    r = ldexp.reduce(i64({3, (std::int64_t{1} << 32) + 1}), {.dtype = ufunc::float32, .target = target});
+    CHECK(r.type() == ufunc::float32);
+    CHECK(std::isinf(r.item<float>()));
+    r = ldexp.reduce(ufunc::asarray<std::int16_t>({3, 5}), {.dtype = ufunc::float64, .target = target});
+    CHECK(r.type() == ufunc::float64);
+    CHECK(r.item<double>() == 96.0);
+    CHECK_THROWS_AS((void)ldexp.reduce(ufunc::asarray<std::uint64_t>({3, 5}), {.dtype = ufunc::float64}),
+                    ufunc::no_loop_error);
+    CHECK_THROWS_AS((void)ldexp.reduce(i64({3, 5}), {.dtype = ufunc::int64}), ufunc::no_loop_error);
+    auto out = ufunc::array::empty({}, ufunc::int64);
+    (void)ldexp.reduce(i64({3, 1, 2}), {.out = out, .target = target});
+    CHECK(out.item<std::int64_t>() == 24);
+    CHECK(ldexp.reduce(i64({3, 1, 2}), {.initial = 1, .target = target}).item<double>() == 64.0);
+    CHECK(ldexp
+              .reduce(i64({3, 1, 2}),
+                      {.initial = 1.0, .where = ufunc::asarray<bool>({true, false, true}), .target = target})
+              .item<double>() == 32.0);
+    const auto m = i64({3, 1, 2, 2, 1, 0}).reshape({3, 2});
+    CHECK(ldexp.reduce(m, {.axis = 0, .target = target}).to_vector<double>() == std::vector<double>{24, 4});
+    CHECK(ldexp.reduce(m, {.axis = 1, .target = target}).to_vector<double>() == std::vector<double>{6, 8, 1});
+    CHECK(ldexp.reduce(m.transpose(), {.axis = 1, .target = target}).to_vector<double>() == std::vector<double>{24, 4});
+    r = ldexp.reduce(m, {.axis = 1, .keepdims = true, .target = target});
+    CHECK(r.shape() == ufunc::dim_vector{3, 1});
+    CHECK(ldexp.reduce(ufunc::array::zeros({0, 3}, ufunc::int64), {.axis = 0, .initial = 2.5, .target = target})
+              .to_vector<double>() == std::vector<double>{2.5, 2.5, 2.5});
+    CHECK_THROWS_AS((void)ldexp.reduce(m, {.axis = ufunc::all_axes, .target = target}), ufunc::value_error);
+    CHECK_THROWS_WITH_AS((void)ldexp.accumulate(i64({3, 1, 2}), {.target = target}),
+                         doctest::Contains("the resolved dtypes are not compatible with ldexp.accumulate. Resolved "
+                                           "(float64, int64, float64)"),
+                         ufunc::no_loop_error);
+    CHECK_THROWS_AS((void)ldexp.reduceat(i64({3, 1, 2}), i64({0, 2}), {.target = target}), ufunc::no_loop_error);
+    // Long runs through the cast buffers (int8 exponents read as int32, fi->f), in both of the engine's modes:
+    // folding along a long axis, and mapping across many outputs of a short one. The left fold's values.
+    std::vector<std::int8_t> e(2601, 1);
+    e[0] = 3;
+    for (std::size_t i = 2; i < e.size(); i += 2) e[i] = -1;
+    r = ldexp.reduce(ufunc::asarray<std::int8_t>(e), {.target = target});
+    CHECK(r.type() == ufunc::float32);
+    CHECK(r.item<float>() == 3.0f);
+    std::vector<std::int8_t> rows(300, 1);
+    for (std::size_t i = 100; i < 200; ++i) rows[i] = 2;
+    for (std::size_t i = 200; i < 300; ++i) rows[i] = -1;
+    r = ldexp.reduce(ufunc::asarray<std::int8_t>(rows).reshape({3, 100}), {.axis = 0, .target = target});
+    CHECK(r.to_vector<float>() == std::vector<float>(100, 2.0f));
   }
 }

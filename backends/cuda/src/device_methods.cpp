@@ -37,12 +37,12 @@ struct device_context {
 
 // Every method's driver starts here, which also names the method for the flags its
 // launches report (cuda::launch_method attaches the slots): as NumPy, the method for
-// reduce, accumulate and reduceat ("overflow encountered in reduce") and the ufunc for
-// at, and whether its loop may refuse values (fp_reports::refuses_values).
+// reduce, accumulate and reduceat ("overflow encountered in reduce"), `fp_name` where
+// given (at: at_plan::fp_name, the ufunc or "at"), and whether its loop may refuse
+// values (fp_reports::refuses_values).
 device_context context_of(const function& f, const char* method, std::initializer_list<const array*> arrays,
-                          stream_ref requested, const loop_entry& loop) {
-  const std::string_view method_name(method);
-  cuda::fp_reports::begin_method(method_name == "at" ? std::string_view(f.name()) : method_name,
+                          stream_ref requested, const loop_entry& loop, std::string_view fp_name = {}) {
+  cuda::fp_reports::begin_method(fp_name.empty() ? std::string_view(method) : fp_name,
                                  cuda::fp_reports::refuses_values(f.name(), loop.types));
   device_context ctx;
   std::optional<ufunc::device> seen;
@@ -496,7 +496,7 @@ void at_rounds_path(const function& f, const array& ad, const array& b, const at
     cuda::at_moves::scatter(ma);
   }
   relay.reset();
-  if ((deferred & relayed_kinds) != 0) fp_report(f.name(), deferred & relayed_kinds);
+  if ((deferred & relayed_kinds) != 0) fp_report(plan.fp_name, deferred & relayed_kinds);
 }
 
 }  // namespace
@@ -510,7 +510,8 @@ void at_rounds_path(const function& f, const array& ad, const array& b, const at
 // later ones are not. Host-in/host-out copies the state back before the error leaves.
 void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
   const auto& t = plan.loop.types;
-  const device_context ctx = context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream, plan.loop);
+  const device_context ctx =
+      context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream, plan.loop, plan.fp_name);
   const std::int64_t npos = shape_size(plan.index_shape);
   if (npos == 0 || shape_size(plan.sub_shape) == 0) return;
   if (plan.sub_shape.size() > static_cast<std::size_t>(max_ndim)) throw value_error("too many dimensions");

@@ -50,6 +50,10 @@ class weak_scalar {
   [[nodiscard]] bool fits(dtype t) const noexcept;
   /// Writes the value converted to `t` at `dst` (unsafe conversion; check fits() first).
   void store(dtype t, void* dst) const noexcept;
+  /// Whether store() into the float or complex dtype `t` turns a finite value (or
+  /// part) into an infinity: the one conversion error NumPy reports for a Python
+  /// scalar, as "overflow encountered in cast" (an underflow to 0 is not reported).
+  [[nodiscard]] bool overflows(dtype t) const noexcept;
   /// The value as Python would print it ("300", "2.5", "(1+2j)", "True").
   [[nodiscard]] std::string str() const;
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ufunc/core/array.hpp>
@@ -35,14 +36,11 @@ void require_reduce_like(const function& f, const char* method);
 /// rules: dtype= fixes the accumulator; else out= takes part in the resolution as
 /// the first input; else add and multiply reduce bool and integers narrower than 64
 /// bits in int64 (uint64 for unsigned); else the loop for (a, a). Casting is unsafe
-/// for inputs and results, as NumPy's reductions. The loop's first input, second
-/// input and output must have one dtype.
+/// for inputs and results, as NumPy's reductions. The loop's first input and output
+/// must have one dtype, and for accumulate and reduceat its second input too.
 struct reduce_like_loop {
   loop_entry loop;
-  dtype type;
-  /// reduce: non-empty when the loop's second input has another dtype (ldexp's fi->f);
-  /// the reduction is refused with this message after NumPy's other checks.
-  std::string unreducible;
+  dtype type;  // the output's and first input's; reduce alone may have another second input
 };
 [[nodiscard]] reduce_like_loop resolve_reduce_like(const function& f, const char* method, dtype input,
                                                    std::optional<dtype> requested, const array* out);
@@ -93,6 +91,7 @@ struct at_plan {
   int index_ndim = 0;      // k: the leading axes of a that are indexed
   loop_entry loop;
   bool unary = false;
+  std::string_view fp_name;  // what its flags are reported under: the ufunc's name or "at" (at_impl)
 };
 
 #if defined(UFUNC_HAS_CUDA)
