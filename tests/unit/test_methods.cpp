@@ -1001,6 +1001,8 @@ TEST_CASE("methods: accumulate and reduceat of empty arrays need no identity, as
       CHECK(contains(message_of([&] { (void)f->reduceat(e30, idx({0}), {.axis = 1, .target = target}); }),
                      "index 0 out-of-bounds in " + f->get().name() + ".reduceat [0, 0)"));
     }
+  }
+}
 
 TEST_CASE("methods: reduce runs a loop whose second input has another dtype (ldexp), as NumPy's reduce") {
   // NumPy 2 resolves reduce as a call on (x, x) (dtype= fixes the first input and the output; out= stands for
