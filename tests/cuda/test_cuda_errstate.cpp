@@ -1062,7 +1062,7 @@ TEST_CASE_TEMPLATE("cuda errstate: ordered comparisons and min/max of NaN raise 
       ufunc::errstate guard({.all = ufunc::fp_policy::raise});
       ufunc::array r;
       CHECK_NOTHROW(r = (*f)(da, db, {.target = cuda}));
-      CHECK(ufunc::to_host(r).to_vector<bool>() == (*f)(a, b, {.target = cpu}).to_vector<bool>());
+      CHECK(ufunc::to_host(r).to_vector<bool>() == (*f)(a, b, {.target = cpu}).template to_vector<bool>());
       CHECK_NOTHROW((void)ufunc::to_host((*f)(da, T(1), {.target = cuda})));
       CHECK(flags_after([&] { (void)(*f)(da, std::numeric_limits<T>::quiet_NaN(), {.target = cuda}); }) == 0);
     }
@@ -1084,7 +1084,7 @@ TEST_CASE_TEMPLATE("cuda errstate: ordered comparisons and min/max of NaN raise 
 
 TEST_CASE("cuda errstate: complex comparisons report invalid where NumPy's do (the host target's flags)") {
   using C = std::complex<double>;
-  const std::vector<C> values = {{1, 0}, {nan, 0}, {0, nan}, {1, nan}, {nan, nan}, {1, 1}, {2, 0}};
+  const std::vector<C> values = {{1, 0}, {qnan, 0}, {0, qnan}, {1, qnan}, {qnan, qnan}, {1, 1}, {2, 0}};
   const ufunc::lazy_function* comparisons[] = {&ufunc::less, &ufunc::less_equal, &ufunc::greater,
                                                &ufunc::greater_equal};
   for (const auto* f : comparisons) {

@@ -45,7 +45,7 @@ void check_like_cpu(const char* what, const case_fn& run) {
   INFO(what);
   const auto want = run(cpu, operands{false});
   for (const bool device : {true, false}) {
-    INFO(device ? "device operands" : "host operands (host-in/host-out)");
+    INFO((device ? "device operands" : "host operands (host-in/host-out)"));
     const auto got = run(cuda, operands{device});
     REQUIRE(got.size() == want.size());
     for (std::size_t k = 0; k < got.size(); ++k) {
