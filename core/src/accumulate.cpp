@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/detail/method_task.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
@@ -155,7 +156,8 @@ array function::accumulate(const array& a, const accumulate_options& o) const {
   const array* out = o.out ? &*o.out : nullptr;
   const bool direct =
       out != nullptr && out->type() == p.type && !detail::may_share_memory(*out, x) && !detail::has_zero_stride(*out);
-  const array res = direct ? *out : array::empty(a.shape(), p.type);
+  const dim_vector result_strides = detail::accumulate_result_strides(a, p.type.itemsize());  // a's order, as NumPy
+  const array res = direct ? *out : detail::empty_strided(a.shape(), result_strides, p.type);
   if (res.size() > 0) {
     detail::copy_cast(detail::slice_along(x, p.axis, 0), detail::slice_along(res, p.axis, 0));
     detail::accumulate_task task(res, x, p.axis, p.loop);
@@ -200,7 +202,8 @@ array function::reduceat(const array& a, const array& indices, const accumulate_
   const array* out = o.out ? &*o.out : nullptr;
   const bool direct =
       out != nullptr && out->type() == p.type && !detail::may_share_memory(*out, a) && !detail::has_zero_stride(*out);
-  const array res = direct ? *out : array::empty(shape, p.type);
+  const dim_vector result_strides = detail::reduceat_result_strides(a, p.axis, shape[p.axis], p.type.itemsize());
+  const array res = direct ? *out : detail::empty_strided(shape, result_strides, p.type);
   if (res.size() > 0) {
     // dtype= casts the whole input first, as NumPy's reduceat, whose flags then say "cast".
     const array x = a.type() == p.type ? a : a.astype(p.type);

@@ -10,6 +10,7 @@
 #if defined(UFUNC_HAS_CUDA)
 #include <ufunc/backends/cuda/runtime.hpp>
 #endif
+#include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/detail/memory.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/scalar.hpp>
@@ -73,6 +74,18 @@ dim_vector c_strides(std::span<const std::int64_t> shape, std::size_t itemsize) 
   return strides;
 }
 
+// C strides for a new array: all zero when it is empty, as NumPy allocates (views keep
+// c_strides, as NumPy's views keep theirs).
+dim_vector new_c_strides(std::span<const std::int64_t> shape, std::size_t itemsize) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return dim_vector(shape.size(), 0);
+  return c_strides(shape, itemsize);
+}
+
+void check_ndim(std::size_t ndim) {
+  if (ndim > static_cast<std::size_t>(max_ndim))
+    throw value_error("too many dimensions: " + std::to_string(ndim) + " (at most " + std::to_string(max_ndim) + ")");
+}
+
 std::int64_t normalize_index(std::int64_t i, std::int64_t extent, std::size_t axis) {
   const auto j = i < 0 ? i + extent : i;
   if (j < 0 || j >= extent)
@@ -116,41 +129,25 @@ array::array(void* data, dtype type, dim_vector shape, dim_vector byte_strides, 
 }
 
 array array::empty(const dim_vector& shape, dtype type, ufunc::device where) {
-  const std::int64_t size = checked_size(shape, type.itemsize());
-  const auto bytes = static_cast<std::size_t>(size) * type.itemsize();
-  std::shared_ptr<void> owner;
-  if (where.is_host()) {
-    owner = detail::allocate_host(bytes);
-    if (shape.size() > static_cast<std::size_t>(max_ndim))
-      throw value_error("too many dimensions: " + std::to_string(shape.size()) + " (at most " +
-                        std::to_string(max_ndim) + ")");
-    // Built field by field: a new C-ordered, aligned buffer passes every check of the
-    // view constructor, which would compute the size and strides again (every
-    // allocating ufunc call comes here).
-    array a;
-    a.data_ = static_cast<std::byte*>(owner.get());
-    a.owner_ = std::move(owner);
-    a.shape_ = shape;
-    a.strides_ = c_strides(shape, type.itemsize());
-    a.size_ = size;
-    a.dtype_ = type;
-    a.device_ = where;
-    a.valid_ = true;
-    return a;
-  } else {
-#if defined(UFUNC_HAS_CUDA)
-    owner = backends::cuda::allocate(bytes, where.index, backends::cuda::current_stream());
-#else
-    throw target_error("cannot allocate on " + where.str() +
-                       ": this build has no CUDA backend; configure with the 'cuda' or 'all' preset");
-#endif
-  }
-  void* p = owner.get();
-  return array(p, type, shape, {}, std::move(owner), where);
+  return detail::empty_strided(shape, new_c_strides(shape, type.itemsize()), type, where);
+}
+
+array array::empty(const dim_vector& shape, dtype type, ufunc::order layout, ufunc::device where) {
+  if (layout == order::C) return empty(shape, type, where);
+  if (layout != order::F) throw value_error("empty: only 'C' or 'F' order is permitted");
+  check_ndim(shape.size());
+  dim_vector axes = detail::c_order_axes(shape.size());
+  std::reverse(axes.begin(), axes.end());
+  return detail::empty_strided(shape, detail::dense_strides(shape, axes, type.itemsize()), type, where);
 }
 
 array array::zeros(const dim_vector& shape, dtype type, ufunc::device where) {
-  auto a = empty(shape, type, where);
+  return zeros(shape, type, order::C, where);
+}
+
+array array::zeros(const dim_vector& shape, dtype type, ufunc::order layout, ufunc::device where) {
+  auto a = empty(shape, type, layout, where);
+  // Dense in either order: its bytes are the nbytes from data().
   if (where.is_host()) {
     std::memset(a.data_, 0, static_cast<std::size_t>(a.nbytes()));
   } else {
@@ -161,6 +158,41 @@ array array::zeros(const dim_vector& shape, dtype type, ufunc::device where) {
   }
   return a;
 }
+
+namespace detail {
+
+array empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufunc::device where) {
+  const std::int64_t size = checked_size(shape, type.itemsize());
+  check_ndim(shape.size());
+  const auto bytes = static_cast<std::size_t>(size) * type.itemsize();
+  std::shared_ptr<void> owner;
+  if (where.is_host()) {
+    owner = detail::allocate_host(bytes);
+    // Built field by field: a new dense, aligned buffer passes every check of the view
+    // constructor, which would compute the size again (every allocating ufunc call
+    // comes here).
+    array a;
+    a.data_ = static_cast<std::byte*>(owner.get());
+    a.owner_ = std::move(owner);
+    a.shape_ = shape;
+    a.strides_ = std::move(strides);
+    a.size_ = size;
+    a.dtype_ = type;
+    a.device_ = where;
+    a.valid_ = true;
+    return a;
+  }
+#if defined(UFUNC_HAS_CUDA)
+  owner = backends::cuda::allocate(bytes, where.index, backends::cuda::current_stream());
+#else
+  throw target_error("cannot allocate on " + where.str() +
+                     ": this build has no CUDA backend; configure with the 'cuda' or 'all' preset");
+#endif
+  void* p = owner.get();
+  return array(p, type, shape, std::move(strides), std::move(owner), where);
+}
+
+}  // namespace detail
 
 bool array::is_c_contiguous() const noexcept {
   if (size_ == 0) return true;
@@ -346,9 +378,9 @@ array array::broadcast_to(const dim_vector& shape) const {
   return r;
 }
 
-array array::astype(dtype type) const {
+array array::astype(dtype type, ufunc::order layout) const {
   check_element_type(dtype_);
-  auto r = empty(shape_, type, device_);
+  auto r = detail::empty_strided(shape_, detail::like_strides(*this, layout, type.itemsize()), type, device_);
   copy_to(r);
   return r;
 }

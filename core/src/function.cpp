@@ -11,6 +11,7 @@
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/detail/run_loop.hpp>
 #include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/elementwise.hpp>
@@ -507,40 +508,83 @@ void check_out_overlap(const loop_call& c, std::span<const dim_vector> in_stride
   }
 }
 
+dim_vector output_axes(const loop_call& c, std::span<const std::int64_t> shape) {
+  if (shape.size() <= 1) return c_order_axes(shape.size());
+  const auto& types = c.types;
+  const auto& options = c.options;
+  layout_operand ops[max_operands + 1];
+  std::size_t n = 0;
+  for (int i = 0; i < types.nin(); ++i) {
+    if (c.inputs[i].is_scalar()) continue;  // NumPy's 0-d arrays: no stride to compare
+    const array& a = c.inputs[i].as_array();
+    ops[n++] = {a.shape(), a.strides(), a.itemsize(), a.type() != types.input(i)};
+  }
+  for (std::size_t o = 0; o < options.out.size(); ++o) {
+    const array& a = options.out[o];
+    ops[n++] = {a.shape(), a.strides(), a.itemsize(), a.type() != types.output(static_cast<int>(o)), true};
+  }
+  if (options.where.valid())
+    ops[n++] = {options.where.shape(), options.where.strides(), options.where.itemsize(), false};
+  return call_output_axes(shape, options.order, {ops, n}, types.nout(), options.where.valid());
+}
+
 namespace {
 
-// may_share_memory for two C-ordered host arrays: each spans its nbytes from data()
+// may_share_memory for two dense host arrays: each spans its nbytes from data()
 // (extents of 1 may have any stride, and add nothing).
 bool contiguous_overlap(const array& a, const array& b) noexcept {
   if (a.size() == 0 || b.size() == 0) return false;
   return a.data() < b.data() + b.nbytes() && b.data() < a.data() + a.nbytes();
 }
 
-// The common call: host data, no mask, no casts, every array operand C-ordered
-// with the result's shape (scalars aside), run on this thread. One inner-loop call,
-// none of the broadcasting and planning machinery. Returns false if it does not apply.
+// The common call: host data, no mask, no casts, every array operand C-ordered (or
+// every one F-ordered) with the result's shape (scalars aside), run on this thread.
+// One inner-loop call, none of the broadcasting and planning machinery. Returns false
+// if it does not apply.
 bool try_contiguous_call(const loop_call& c, result_list& outs) {
   const auto& types = c.types;
   const auto& options = c.options;
   const int nin = types.nin(), nout = types.nout();
   if (options.where.valid()) return false;
   const array* first = nullptr;
+  bool all_c = true, all_f = true;
   for (int i = 0; i < nin; ++i) {
     if (c.inputs[i].is_scalar()) continue;
     const auto& a = c.inputs[i].as_array();
-    if (a.type() != types.input(i) || !a.device().is_host() || !a.is_c_contiguous()) return false;
+    if (a.type() != types.input(i) || !a.device().is_host()) return false;
+    all_c = all_c && a.is_c_contiguous();
+    all_f = all_f && a.is_f_contiguous();
+    if (!all_c && !all_f) return false;
     if (first == nullptr)
       first = &a;
     else if (!(a.shape() == first->shape()))
       return false;
   }
   if (first == nullptr) return false;  // only scalars: the general path handles 0-d results
+  // The outputs are laid out as NumPy's single-loop path does (layout.hpp): C for
+  // C-contiguous inputs, else F, unless order= forces one. Several outputs take NumPy's
+  // iterator instead, whose order='K' differs from F along axes of length 1.
+  bool f_order = false;
+  switch (options.order) {
+    case order::C:
+      if (!all_c) return false;
+      break;
+    case order::F:
+      if (!all_f) return false;
+      f_order = true;
+      break;
+    case order::K:
+    case order::A:
+      f_order = !all_c;
+      if (f_order && nout != 1) return false;
+      break;
+  }
   for (int o = 0; o < static_cast<int>(options.out.size()); ++o) {
     const auto& out = options.out[o];
-    if (out.type() != types.output(o) || !out.device().is_host() || !out.is_c_contiguous() ||
-        !(out.shape() == first->shape()))
+    if (out.type() != types.output(o) || !out.device().is_host() ||
+        !(f_order ? out.is_f_contiguous() : out.is_c_contiguous()) || !(out.shape() == first->shape()))
       return false;
-    // Same shape and both C-ordered: any overlap other than the same start is partial.
+    // Same shape and both dense in one order: any overlap other than the same start is partial.
     for (int i = 0; i < nin; ++i)
       if (!c.inputs[i].is_scalar() && c.inputs[i].as_array().data() != out.data() &&
           contiguous_overlap(c.inputs[i].as_array(), out))
@@ -566,7 +610,7 @@ bool try_contiguous_call(const loop_call& c, result_list& outs) {
   }
   for (int o = 0; o < nout; ++o) {
     if (options.out.empty())
-      outs.push_back(array::empty(first->shape(), types.output(o)));
+      outs.push_back(array::empty(first->shape(), types.output(o), f_order ? order::F : order::C));
     else
       outs.push_back(options.out[o]);
     args[nin + o] = reinterpret_cast<char*>(outs[o].data());
@@ -630,11 +674,16 @@ result_list run_loop(const loop_call& c) {
     }
   check_out_overlap(c, {in_strides, static_cast<std::size_t>(nin)});
 
-  for (int i = 0; i < nout; ++i) {
-    if (!options.out.empty())
-      outs.push_back(options.out[i]);
-    else
-      outs.push_back(has_where ? array::zeros(shape, types.output(i)) : array::empty(shape, types.output(i)));
+  if (!options.out.empty()) {
+    for (int i = 0; i < nout; ++i) outs.push_back(options.out[i]);
+  } else {
+    const dim_vector axes = output_axes(c, shape);
+    for (int i = 0; i < nout; ++i) {
+      const dtype t = types.output(i);
+      outs.push_back(empty_strided(shape, dense_strides(shape, axes, t.itemsize()), t));
+      // Dense: its bytes are the nbytes from data().
+      if (has_where) std::memset(outs.back().data(), 0, static_cast<std::size_t>(outs.back().nbytes()));
+    }
   }
   if (shape_size(shape) == 0) return outs;
 

@@ -8,6 +8,7 @@
 
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/function.hpp>
@@ -220,7 +221,9 @@ array function::reduce(const array& a, const reduce_options& o) const {
   // with the inputs; otherwise in a temporary, cast into `out` at the end.
   const bool direct = out != nullptr && out->type() == p.type && !detail::may_share_memory(*out, a) &&
                       !(o.where.valid() && detail::may_share_memory(*out, o.where)) && !detail::has_zero_stride(*out);
-  const array acc = direct ? *out : array::empty(p.shape, p.type);
+  // NumPy lays the result out in the input's order (its iterator's order='K').
+  const dim_vector result_strides = detail::reduce_result_strides(a, o.where, p.reduced, o.keepdims, p.type.itemsize());
+  const array acc = direct ? *out : detail::empty_strided(p.shape, result_strides, p.type);
   if (acc.size() > 0) {
     if (p.has_start) {
       detail::copy_cast(array(const_cast<std::byte*>(p.start), p.type, {}), acc);

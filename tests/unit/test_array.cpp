@@ -842,12 +842,18 @@ TEST_CASE_TEMPLATE("array: astype round-trips through complex128 and agrees with
 
 TEST_CASE("array: copy, copy_to and to_vector on strided views") {
   const auto a = iota_array({3, 4});
-  // astype/copy of a transposed, reversed view is C-ordered and holds the view's C-order values.
+  // astype of a transposed, reversed view keeps its axis order (order='K', as NumPy:
+  // a.T[::-1].astype('f8').strides is (8, 32)), astype(C) and copy() are C-ordered, and
+  // all hold the view's values.
   const auto v = a.transpose()[{slice{std::nullopt, std::nullopt, -1}}];  // shape (4, 3)
-  const auto c = v.astype(ufunc::float64);
+  const auto k = v.astype(ufunc::float64);
+  CHECK(k.strides() == dim_vector{8, 32});
+  CHECK(fmt(k.to_vector<double>()) == "{3, 7, 11, 2, 6, 10, 1, 5, 9, 0, 4, 8}");
+  const auto c = v.astype(ufunc::float64, ufunc::order::C);
   CHECK(c.is_c_contiguous());
   CHECK(c.strides() == dim_vector{24, 8});
   CHECK(fmt(c.to_vector<double>()) == "{3, 7, 11, 2, 6, 10, 1, 5, 9, 0, 4, 8}");
+  CHECK(v.copy().strides() == dim_vector{24, 8});
   CHECK(fmt(v.to_vector()) == "{3, 7, 11, 2, 6, 10, 1, 5, 9, 0, 4, 8}");
   CHECK(fmt(ufunc::array(v).to_vector<float>()) == "{3, 7, 11, 2, 6, 10, 1, 5, 9, 0, 4, 8}");
 

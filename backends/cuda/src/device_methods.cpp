@@ -14,11 +14,13 @@
 #include <ufunc/backends/cuda/runtime.hpp>
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/detail/methods.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/errstate.hpp>
 #include <ufunc/core/iteration.hpp>
 #include <ufunc/core/transfer.hpp>
+#include "dense_transfer.hpp"
 #include "fp_reports.hpp"
 
 #include "at_gather.hpp"
@@ -71,13 +73,24 @@ array device_empty(const dim_vector& shape, dtype t, const device_context& ctx) 
   return array(owner.get(), t, shape, {}, owner, ufunc::device::cuda(ctx.device));
 }
 
+// With dense `strides` (core/detail/layout.hpp): the results, laid out as on the host.
+array device_empty(const dim_vector& shape, const dim_vector& strides, dtype t, const device_context& ctx) {
+  auto owner = cuda::allocate(static_cast<std::size_t>(shape_size(shape)) * t.itemsize(), ctx.device, ctx.s);
+  return array(owner.get(), t, shape, strides, owner, ufunc::device::cuda(ctx.device));
+}
+
 array on_device(const array& a, const device_context& ctx) {
   return a.device().is_host() ? to_device(a, ctx.device, ctx.s) : a;
 }
 
+// The input of a reduction on the device, a dense host array keeping its layout.
+array input_on_device(const array& a, const device_context& ctx) {
+  return a.device().is_host() ? cuda::to_device_as_is(a, ctx.device, ctx.s) : a;
+}
+
 array as_type(const array& a, dtype t, const device_context& ctx) {
   if (a.type() == t) return a;
-  array out = device_empty(a.shape(), t, ctx);
+  array out = device_empty(a.shape(), like_strides(a, order::K, t.itemsize()), t, ctx);  // in a's order, as astype
   cuda::cast(a, out, ctx.s);
   return out;
 }
@@ -181,7 +194,7 @@ array slice_along(const array& a, int axis, std::int64_t i, std::int64_t n = 1) 
 
 // The result back where the caller wants it.
 array deliver(const array& computed, const array* out, const device_context& ctx) {
-  if (out == nullptr) return ctx.host_io ? to_host(computed, ctx.s) : computed;
+  if (out == nullptr) return ctx.host_io ? cuda::to_host_as_is(computed, ctx.s) : computed;
   if (computed.data() == out->data()) return *out;
   if (out->device().is_host())
     to_host(computed, ctx.s).copy_to(*out);
@@ -196,11 +209,13 @@ array reduce_on_device(const function& f, const array& a, const reduce_options& 
   require_device_code(f, "reduce", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
   const device_context ctx = context_of(f, "reduce", {&a, out, &o.where}, o.stream, p.loop);
-  const array x = as_type(on_device(a, ctx), p.type, ctx);
+  const array x = as_type(input_on_device(a, ctx), p.type, ctx);
   const array where = o.where.valid() ? on_device(o.where, ctx) : array();
   const bool direct = out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, a) &&
                       !(where.valid() && may_share_memory(*out, where)) && !has_zero_stride(*out);
-  const array acc = direct ? *out : device_empty(p.shape, p.type, ctx);
+  // In the input's order, as the host target and NumPy lay it out.
+  const dim_vector result_strides = reduce_result_strides(a, o.where, p.reduced, o.keepdims, p.type.itemsize());
+  const array acc = direct ? *out : device_empty(p.shape, result_strides, p.type, ctx);
   if (acc.size() > 0) {
     const bool round_trip = out != nullptr && !direct && out->type() != p.type;
     // The kernels start from the start value themselves (no fill, no host-to-device
@@ -213,7 +228,8 @@ array reduce_on_device(const function& f, const array& a, const reduce_options& 
         cuda::cast(first_slice(x, p, o.keepdims), acc, ctx.s);
     }
     if (round_trip) {  // as the host: start values rounded in out's dtype
-      const array rounded = device_empty(p.shape, out->type(), ctx);
+      const array rounded =
+          device_empty(p.shape, like_strides(acc, order::K, out->type().itemsize()), out->type(), ctx);
       cuda::cast(acc, rounded, ctx.s);
       cuda::cast(rounded, acc, ctx.s);
     }
@@ -226,10 +242,11 @@ array accumulate_on_device(const function& f, const array& a, const accumulate_o
   require_device_code(f, "accumulate", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
   const device_context ctx = context_of(f, "accumulate", {&a, out}, o.stream, p.loop);
-  const array x = as_type(on_device(a, ctx), p.type, ctx);
+  const array x = as_type(input_on_device(a, ctx), p.type, ctx);
   const bool direct =
       out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, x) && !has_zero_stride(*out);
-  const array res = direct ? *out : device_empty(a.shape(), p.type, ctx);
+  const dim_vector result_strides = accumulate_result_strides(a, p.type.itemsize());
+  const array res = direct ? *out : device_empty(a.shape(), result_strides, p.type, ctx);
   if (res.size() > 0) {
     cuda::cast(slice_along(x, p.axis, 0), slice_along(res, p.axis, 0), ctx.s);
     if (a.ndim() > static_cast<std::size_t>(max_ndim)) throw value_error("too many dimensions");
@@ -259,12 +276,13 @@ array reduceat_on_device(const function& f, const array& a, std::span<const std:
   require_device_code(f, "reduceat", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
   const device_context ctx = context_of(f, "reduceat", {&a, out}, o.stream, p.loop);
-  const array x = as_type(on_device(a, ctx), p.type, ctx);
+  const array x = as_type(input_on_device(a, ctx), p.type, ctx);
   dim_vector shape = a.shape();
   shape[p.axis] = static_cast<std::int64_t>(idx.size());
   const bool direct =
       out != nullptr && !ctx.host_io && out->type() == p.type && !may_share_memory(*out, x) && !has_zero_stride(*out);
-  const array res = direct ? *out : device_empty(shape, p.type, ctx);
+  const dim_vector result_strides = reduceat_result_strides(a, p.axis, shape[p.axis], p.type.itemsize());
+  const array res = direct ? *out : device_empty(shape, result_strides, p.type, ctx);
   if (res.size() > 0) {
     reduce_plan rp;
     rp.reduced.assign(a.ndim(), false);

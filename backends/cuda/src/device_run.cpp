@@ -2,14 +2,18 @@
 // calls, and the launch of the loop's device code.
 #include <ufunc/backends/cuda/runtime.hpp>
 
+#include <algorithm>
 #include <optional>
+#include <span>
 
 #include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/detail/run_loop.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/iteration.hpp>
 #include <ufunc/core/transfer.hpp>
 #include "casts.hpp"
+#include "dense_transfer.hpp"
 #include "fp_reports.hpp"
 
 namespace ufunc::detail {
@@ -18,13 +22,16 @@ namespace {
 
 namespace cuda = backends::cuda;
 
-array device_empty(const dim_vector& shape, dtype t, int device, stream_ref s) {
+// A new device array of `shape` laid out densely in `axes` (fastest first).
+array device_empty(const dim_vector& shape, std::span<const std::int64_t> axes, dtype t, int device, stream_ref s) {
   auto owner = cuda::allocate(static_cast<std::size_t>(shape_size(shape)) * t.itemsize(), device, s);
-  return array(owner.get(), t, shape, {}, owner, ufunc::device::cuda(device));
+  return array(owner.get(), t, shape, dense_strides(shape, axes, t.itemsize()), owner, ufunc::device::cuda(device));
 }
 
+// In a's own order (as astype), so that the loop then reads it as it would read a.
 array device_cast(const array& a, dtype t, stream_ref s, const device_fp_sink& fp) {
-  auto out = device_empty(a.shape(), t, a.device().index, s);
+  auto owner = cuda::allocate(static_cast<std::size_t>(a.size()) * t.itemsize(), a.device().index, s);
+  const array out(owner.get(), t, a.shape(), like_strides(a, order::K, t.itemsize()), owner, a.device());
   cuda::cast_reporting(a, out, s, {}, fp);
   return out;
 }
@@ -36,33 +43,44 @@ namespace {
 bool refuses_values(const loop_call& c) { return cuda::fp_reports::refuses_values(c.name, c.types); }
 
 // The common device call: every operand an array on one device, of the loop's
-// dtype, C-ordered and of one shape, no mask. Skips broadcasting and planning.
+// dtype, all C-ordered (or all F-ordered) and of one shape, no mask. Skips
+// broadcasting and planning. The result is laid out as on the host
+// (try_contiguous_call in core/src/function.cpp): C for C-contiguous inputs, else F,
+// unless order= forces one.
 bool try_contiguous_device_call(const loop_call& c, result_list& results) {
   const auto& types = c.types;
   const auto& options = c.options;
   const int nin = types.nin(), nout = types.nout();
   if (options.where.valid() || nout != 1) return false;
   const array* first = nullptr;
+  bool all_c = true, all_f = true;
   for (int i = 0; i < nin; ++i) {
     if (c.inputs[i].is_scalar()) return false;
     const auto& a = c.inputs[i].as_array();
-    if (a.device().is_host() || a.type() != types.input(i) || !a.is_c_contiguous()) return false;
+    if (a.device().is_host() || a.type() != types.input(i)) return false;
+    all_c = all_c && a.is_c_contiguous();
+    all_f = all_f && a.is_f_contiguous();
+    if (!all_c && !all_f) return false;
     if (first == nullptr)
       first = &a;
     else if (a.device() != first->device() || !(a.shape() == first->shape()))
       return false;
   }
+  const bool f_order = options.order == order::F || (options.order != order::C && !all_c);
+  if (f_order ? !all_f : !all_c) return false;
   const stream_ref s{options.stream.handle ? options.stream.handle : cuda::current_stream().handle};
   array out;
   if (!options.out.empty()) {
     out = options.out[0];
-    if (out.device() != first->device() || out.type() != types.output(0) || !out.is_c_contiguous() ||
-        !(out.shape() == first->shape()))
+    if (out.device() != first->device() || out.type() != types.output(0) ||
+        !(f_order ? out.is_f_contiguous() : out.is_c_contiguous()) || !(out.shape() == first->shape()))
       return false;
     for (int i = 0; i < nin; ++i)
       if (c.inputs[i].as_array().data() != out.data() && may_share_memory(c.inputs[i].as_array(), out)) return false;
   } else {
-    out = device_empty(first->shape(), types.output(0), first->device().index, s);
+    dim_vector axes = c_order_axes(first->ndim());
+    if (f_order) std::reverse(axes.begin(), axes.end());
+    out = device_empty(first->shape(), axes, types.output(0), first->device().index, s);
   }
   device_call call;
   call.nin = nin;
@@ -141,6 +159,8 @@ result_list run_loop_on_device(const loop_call& c) {
   }
 
   const dim_vector shape = broadcast_call_shape(c);
+  // From the operands as the caller gave them (host ones included), as on the host.
+  const dim_vector axes = output_axes(c, shape);
   {
     dim_vector in_strides[max_operands];
     for (int i = 0; i < nin; ++i)
@@ -171,7 +191,7 @@ result_list run_loop_on_device(const loop_call& c) {
       continue;
     }
     array a = c.inputs[i].as_array();
-    if (host_in_host_out) a = to_device(a, device, s);
+    if (host_in_host_out) a = cuda::to_device_as_is(a, device, s);
     dev[i] = a.type() == types.input(i) ? a : device_cast(a, types.input(i), s, sink);
   }
   if (has_where) dev[nargs] = host_in_host_out ? to_device(options.where, device, s) : options.where;
@@ -194,7 +214,7 @@ result_list run_loop_on_device(const loop_call& c) {
       dev[nin + o] = out_on_device[o];
       continue;
     }
-    dev[nin + o] = device_empty(shape, t, device, s);
+    dev[nin + o] = device_empty(shape, axes, t, device, s);
     if (has_where && !given)
       cuda::fill_zero(dev[nin + o].data(), static_cast<std::size_t>(dev[nin + o].nbytes()), device, s);
   }
@@ -243,7 +263,7 @@ result_list run_loop_on_device(const loop_call& c) {
       // copy then only lays it out as the caller's out.
       to_copy[o] = computed;
       if (computed.type() != target.type()) {
-        to_copy[o] = device_empty(computed.shape(), target.type(), device, s);
+        to_copy[o] = device_empty(computed.shape(), axes, target.type(), device, s);
         if (casts_out) cuda::cast_reporting(computed, to_copy[o], s, {}, sink);
       }
     } else if (casts_out) {
@@ -258,7 +278,7 @@ result_list run_loop_on_device(const loop_call& c) {
       if (to_copy[o].valid()) to_host(to_copy[o], s).copy_to(target);
       results[o] = target;
     } else {
-      results[o] = host_in_host_out ? to_host(computed, s) : computed;
+      results[o] = host_in_host_out ? cuda::to_host_as_is(computed, s) : computed;
     }
   }
   result_list list;

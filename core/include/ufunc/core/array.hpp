@@ -2,6 +2,7 @@
 // either shared (owning arrays, views of them) or borrowed (views over user memory).
 //
 //   auto a = ufunc::zeros<float>({3, 4});     // owning, 64-byte aligned, C order
+//   auto f = ufunc::zeros<float>({3, 4}, ufunc::order::F);  // column-major, strides (4, 12)
 //   std::vector<double> v(10);
 //   auto w = ufunc::view(v);                  // borrows v, shape (10,)
 //   auto r = w[{ufunc::slice{std::nullopt, std::nullopt, -2}}];  // v[::-2]
@@ -26,6 +27,25 @@
 
 namespace ufunc {
 
+/// The memory order of a new array, as NumPy's order= argument. Ufunc calls lay
+/// their outputs out in the inputs' order (K) by default, as NumPy:
+///
+///   auto r = ufunc::add(a.transpose(), b.transpose());   // F-ordered, written contiguously
+///   auto c = ufunc::add(a.transpose(), b.transpose(), {.order = ufunc::order::C});
+enum class order : unsigned char {
+  K,  ///< keep the operands' order as closely as possible (NumPy's rules for ufuncs and astype)
+  A,  ///< F if the operands are all F-contiguous, else C
+  C,  ///< row-major: the last axis varies fastest
+  F,  ///< column-major (Fortran): the first axis varies fastest
+};
+
+class array;
+namespace detail {
+/// A new uninitialized array whose byte strides lay its elements out densely in some
+/// axis order (those of core/detail/layout.hpp); `strides` is taken as it is.
+[[nodiscard]] array empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufunc::device where = {});
+}  // namespace detail
+
 /// An n-d array with a run-time dtype. Copies are cheap and share memory, like
 /// NumPy references; use copy() for a deep copy.
 class array {
@@ -42,8 +62,12 @@ class array {
 
   /// A new C-ordered array whose contents are uninitialized (as np.empty).
   [[nodiscard]] static array empty(const dim_vector& shape, dtype type, ufunc::device where = {});
+  /// The same in order C or F (as np.empty(shape, dtype, order)); K and A are a value_error,
+  /// as NumPy's "only 'C' or 'F' order is permitted".
+  [[nodiscard]] static array empty(const dim_vector& shape, dtype type, ufunc::order layout, ufunc::device where = {});
   /// A new array of zeros.
   [[nodiscard]] static array zeros(const dim_vector& shape, dtype type, ufunc::device where = {});
+  [[nodiscard]] static array zeros(const dim_vector& shape, dtype type, ufunc::order layout, ufunc::device where = {});
 
   [[nodiscard]] bool valid() const noexcept { return valid_; }
   [[nodiscard]] dtype type() const noexcept { return dtype_; }
@@ -86,7 +110,7 @@ class array {
   template <class T>
   [[nodiscard]] std::vector<T> to_vector() const {
     if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
-      const auto bytes = astype(bool_);
+      const auto bytes = astype(bool_, order::C);
       std::vector<bool> out(static_cast<std::size_t>(size_));
       for (std::size_t i = 0; i < out.size(); ++i) out[i] = reinterpret_cast<const bool*>(bytes.data())[i];
       return out;
@@ -112,10 +136,13 @@ class array {
   [[nodiscard]] array reshape(const dim_vector& shape) const;
   /// A read-only view broadcast to `shape` with stride 0 along new or size-1 axes.
   [[nodiscard]] array broadcast_to(const dim_vector& shape) const;
-  /// A C-ordered copy in dtype `type` (unsafe casting, as astype).
-  [[nodiscard]] array astype(dtype type) const;
-  /// A C-ordered deep copy.
-  [[nodiscard]] array copy() const { return astype(dtype_); }
+  /// A copy in dtype `type` (unsafe casting), laid out as ndarray.astype: by default
+  /// (K) in this array's axis order (C when it is C-contiguous or 1-d, F when
+  /// F-contiguous, else its axes sorted by stride), or in order A, C or F.
+  ///   a.transpose().astype(ufunc::float64).strides()   // a of shape (rows, cols): F, (8, 8 * cols)
+  [[nodiscard]] array astype(dtype type, ufunc::order layout = ufunc::order::K) const;
+  /// A deep copy, C-ordered by default (as ndarray.copy()).
+  [[nodiscard]] array copy(ufunc::order layout = ufunc::order::C) const { return astype(dtype_, layout); }
   /// Copies (and casts) every element into `dst`, which must have this shape or one this broadcasts to.
   void copy_to(const array& dst) const;
   /// The same view, marked read-only.
@@ -143,6 +170,8 @@ class array {
   ufunc::device device_{};
   bool writeable_ = true;
   bool valid_ = false;
+
+  friend array detail::empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufunc::device where);
 };
 
 /// An array whose dtype is fixed at compile time; the operands of the typed
@@ -183,22 +212,23 @@ class array_t : public array {
   }
   [[nodiscard]] array_t reshape(const dim_vector& shape) const { return array_t(array::reshape(shape)); }
   [[nodiscard]] array_t broadcast_to(const dim_vector& shape) const { return array_t(array::broadcast_to(shape)); }
-  [[nodiscard]] array_t copy() const { return array_t(array::copy()); }
+  [[nodiscard]] array_t copy(ufunc::order layout = ufunc::order::C) const { return array_t(array::copy(layout)); }
 };
 
-// Factories, as np.empty / np.zeros / np.full / np.arange / np.asarray.
+// Factories, as np.empty / np.zeros / np.full / np.arange / np.asarray; empty, zeros
+// and full take NumPy's order= (C or F).
 template <class T>
-[[nodiscard]] array_t<T> empty(const dim_vector& shape) {
-  return array_t<T>(array::empty(shape, dtype_of<T>));
+[[nodiscard]] array_t<T> empty(const dim_vector& shape, order layout = order::C) {
+  return array_t<T>(array::empty(shape, dtype_of<T>, layout));
 }
 template <class T>
-[[nodiscard]] array_t<T> zeros(const dim_vector& shape) {
-  return array_t<T>(array::zeros(shape, dtype_of<T>));
+[[nodiscard]] array_t<T> zeros(const dim_vector& shape, order layout = order::C) {
+  return array_t<T>(array::zeros(shape, dtype_of<T>, layout));
 }
 template <class T>
-[[nodiscard]] array_t<T> full(const dim_vector& shape, T value) {
-  auto a = empty<T>(shape);
-  std::fill(a.data(), a.data() + a.size(), value);
+[[nodiscard]] array_t<T> full(const dim_vector& shape, T value, order layout = order::C) {
+  auto a = empty<T>(shape, layout);
+  std::fill(a.data(), a.data() + a.size(), value);  // dense in either order
   return a;
 }
 /// start, start+step, ... below stop (as np.arange).

@@ -6,6 +6,7 @@
 //   f.add_loop(ufunc::make_loop<float(float, float, float)>(target::cpu{}, axpy_functor));
 //   auto y = f(a, x, b);                            // loop chosen from the operands' dtypes
 //   f(a, x, b, {.out = {y}, .where = mask});       // in place, masked
+//   auto z = f(a.transpose(), x, b, {.order = ufunc::order::C});   // a C-ordered result
 #pragma once
 
 #include <algorithm>
@@ -206,6 +207,10 @@ struct call_options {
   std::string_view signature;
   /// How operands may be converted to the loop's dtypes and results to outputs.
   ufunc::casting casting = ufunc::casting::same_kind;
+  /// The memory order of the outputs the call allocates, as NumPy's order=: K (the
+  /// inputs' axis order, so add(a.T, b.T) is F-ordered and written contiguously), C,
+  /// F, or A (F when every operand is F-contiguous). Given outputs keep their own.
+  ufunc::order order = ufunc::order::K;
   /// The backend; empty means the UFUNC_TARGET environment variable, else the build default.
   std::optional<target_id> target;
   /// The CUDA stream a cuda-target call is enqueued on (default: the thread's current stream).

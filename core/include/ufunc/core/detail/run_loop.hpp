@@ -53,6 +53,10 @@ result_list run_loop(const loop_call& call);
 void validate_loop_call(const loop_call& call);
 [[nodiscard]] dim_vector broadcast_call_shape(const loop_call& call);
 void check_out_overlap(const loop_call& call, std::span<const dim_vector> input_strides);
+/// The axis order (fastest first) of the outputs `call` allocates over its broadcast
+/// `shape`: NumPy's rule for call.options.order over the operands as the caller gave
+/// them (call_output_axes, core/detail/layout.hpp).
+[[nodiscard]] dim_vector output_axes(const loop_call& call, std::span<const std::int64_t> shape);
 
 #if defined(UFUNC_HAS_CUDA)
 /// run_loop for target cuda (backends/cuda/src/device_run.cpp).
