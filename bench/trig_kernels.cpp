@@ -41,6 +41,7 @@ __attribute__((always_inline)) inline void loop(const float* in, float* out, std
 }  // namespace
 
 const char* name() { return arch::name(); }
+const char* variant() { return ufunc::ufuncs::simd_ops::trig::variant_name<arch>(); }
 void sin(const float* in, float* out, std::int64_t n) {
   loop(
       in, out, n,
