@@ -3,16 +3,18 @@
 # library's calls (trig_call_bench, capped by UFUNC_SIMD_ARCH) and NumPy (trig_numpy.py,
 # capped by NPY_DISABLE_CPU_FEATURES to the same level), at 2^24 elements with out=.
 #
-#   bash bench/run_trig.sh [--build DIR] [--python PY] [--passes N] [--rounds N] [--log2n K]
+#   bash bench/run_trig.sh [--build DIR] [--compare DIR2] [--python PY] [--passes N] [--rounds N] [--log2n K]
 #
 # DIR is a configured build directory with trig_bench and trig_call_bench built (default
-# build/cpu); PY a python with NumPy >= 2 (default python3). Each pass runs the three
-# programs once per instruction set, one after the other, so that the load of a shared
-# machine hits them alike; compare medians, not single runs. NumPy has no SSE2-only
-# build: its x86-64 baseline is X86_V2 (SSE4.2), which it keeps for the baseline row.
+# build/cpu); DIR2 another one (an older commit, say), whose two programs then run right
+# after DIR's in every pass; PY a python with NumPy >= 2 (default python3). Each pass runs
+# the programs once per instruction set, one after the other, so that the load of a shared
+# machine hits them alike; compare medians, not single runs. NumPy has no SSE2-only build:
+# its x86-64 baseline is X86_V2 (SSE4.2), which it keeps for the baseline row.
 set -euo pipefail
 
 build=build/cpu
+compare=
 python=python3
 passes=3
 rounds=11
@@ -20,11 +22,12 @@ log2n=24
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
+    --compare) compare=$2; shift 2 ;;
     --python) python=$2; shift 2 ;;
     --passes) passes=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --log2n) log2n=$2; shift 2 ;;
-    *) echo "usage: $0 [--build DIR] [--python PY] [--passes N] [--rounds N] [--log2n K]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--build DIR] [--compare DIR2] [--python PY] [--passes N] [--rounds N] [--log2n K]" >&2; exit 2 ;;
   esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,10 +45,16 @@ echo "# $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 
 echo "# trig_bench: all instruction sets; trig_call_bench and NumPy: per set below"
 for pass in $(seq "$passes"); do
   echo "## pass $pass"
-  "$build/bench/trig_bench" --rounds "$rounds" --log2n "$log2n"
+  for dir in "$build" $compare; do
+    echo "trig_bench of $dir:"
+    "$dir/bench/trig_bench" --rounds "$rounds" --log2n "$log2n"
+  done
   for isa in baseline sse4_2 avx2 avx512bw; do
     echo "### $isa"
-    UFUNC_SIMD_ARCH=$isa "$build/bench/trig_call_bench" --rounds "$rounds" --log2n "$log2n"
+    for dir in "$build" $compare; do
+      echo -n "$dir: "
+      UFUNC_SIMD_ARCH=$isa "$dir/bench/trig_call_bench" --rounds "$rounds" --log2n "$log2n" | paste -sd' '
+    done
     NPY_DISABLE_CPU_FEATURES="${numpy_off[$isa]}" "$python" "$here/trig_numpy.py" --rounds "$rounds" --log2n "$log2n"
   done
 done
