@@ -1,8 +1,8 @@
 // float32 sin and cos (ufuncs/src/simd_trig.hpp): accuracy against the double-
-// precision functions, the same bits on every instruction set (the suite runs once
-// per set: tests/CMakeLists.txt), NumPy's special values, and the floating-point
-// flags, which must be glibc's for special lanes and none for ordinary ones. The
-// exhaustive version of the first two checks is bench/trig_bench.cpp.
+// precision functions, the same bits on every instruction set of a kernel variant (the
+// suite runs once per set: tests/CMakeLists.txt), NumPy's special values, and the
+// floating-point flags, which must be glibc's for special lanes and none for ordinary
+// ones. The exhaustive version of the first two checks is bench/trig_bench.cpp --verify.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -60,12 +60,19 @@ unsigned flags_of(F&& f) {
   return seen;
 }
 
+// The kernel variant that the instruction set of the built-in loops runs: "fma" (AVX2,
+// AVX-512) or "double" (SSE2, SSE4.2 and other architectures), each with its own bits.
+bool fma_variant() {
+  const auto arch = ufunc::simd_arch();
+  return arch == "avx2" || arch == "avx512bw";
+}
+
 constexpr unsigned underflow = static_cast<unsigned>(ufunc::fp_flag::underflow);
 constexpr unsigned invalid = static_cast<unsigned>(ufunc::fp_flag::invalid);
 
 }  // namespace
 
-TEST_CASE("sin, cos float32: within 1 ulp of the double-precision functions") {
+TEST_CASE("sin, cos float32: within 1 ulp of the double-precision functions, per variant") {
   const auto in = sample_inputs();
   const auto x = float_array(in);
   for (const auto target : ufunc_test::host_targets()) {
@@ -78,16 +85,19 @@ TEST_CASE("sin, cos float32: within 1 ulp of the double-precision functions") {
       worst_sin = std::max(worst_sin, ulp_error(s[i], std::sin(static_cast<double>(in[i]))));
       worst_cos = std::max(worst_cos, ulp_error(c[i], std::cos(static_cast<double>(in[i]))));
     }
-    CHECK(worst_sin <= 1.0);
-    CHECK(worst_cos <= 1.0);
+    // Under 1 ulp, and under each variant's exhaustive maximum (bench/RESULTS.md, rounded
+    // up), which a change of its arithmetic would show.
+    CAPTURE(ufunc::simd_arch());
+    CHECK(worst_sin < (fma_variant() ? 0.87 : 0.6));
+    CHECK(worst_cos < (fma_variant() ? 0.87 : 0.6));
   }
 }
 
-TEST_CASE("sin, cos float32: the same bits on every instruction set") {
+TEST_CASE("sin, cos float32: the same bits on every instruction set of a variant") {
   // A hash of the results on sample_inputs(), all in the fast range (no libm): the
-  // suite runs on each instruction set and each must find this value. A change of the
-  // kernel that changes any result needs a new value here (and a new exhaustive run of
-  // bench/trig_bench.cpp --verify).
+  // suite runs on each instruction set and each must find its variant's value. A change
+  // of the kernel that changes any result needs a new value here (and a new exhaustive
+  // run of bench/trig_bench.cpp --verify).
   const auto x = float_array(sample_inputs());
   std::uint64_t hash = 14695981039346656037ull;
   for (const auto* name : {"sin", "cos"}) {
@@ -95,7 +105,7 @@ TEST_CASE("sin, cos float32: the same bits on every instruction set") {
     for (const float v : r) hash = (hash ^ std::bit_cast<std::uint32_t>(v)) * 1099511628211ull;
   }
   CAPTURE(ufunc::simd_arch());
-  CHECK(hash == 0x3ba0276c291dcf55ull);
+  CHECK(hash == (fma_variant() ? 0xcb535ec54e0ab06bull : 0x1326fceeff336d3dull));
 }
 
 TEST_CASE("sin, cos float32: special values and their flags, as NumPy and glibc") {

@@ -183,9 +183,10 @@ UFUNC_SIMD_UNARY(trunc, batch_float,
 UFUNC_SIMD_UNARY(rint, batch_float,
                  xsimd::copysign(integral_lanes(a, [](const auto& x) { return xsimd::nearbyint(x); }), a))
 UFUNC_SIMD_UNARY(exp, batch_float, exp_normal_range(a))
-// float32 only, our own kernel (simd_trig.hpp: under 1 ulp, the same bits on every
-// instruction set). float64 stays on libm: xsimd's float64 sin/cos lose up to 7 ulp
-// near multiples of pi (NumPy uses libm there too).
+// float32 only, our own kernel (simd_trig.hpp: under 1 ulp; an FMA variant on AVX2 and
+// AVX-512, a double-precision one elsewhere, each the same bits on all its instruction
+// sets). float64 stays on libm: xsimd's float64 sin/cos lose up to 7 ulp near multiples
+// of pi (NumPy uses libm there too).
 UFUNC_SIMD_UNARY(sin, batch_float32, (trig::sin_cos<false, A>(a)))
 UFUNC_SIMD_UNARY(cos, batch_float32, (trig::sin_cos<true, A>(a)))
 
