@@ -296,29 +296,40 @@ void run_small(const options& opt) {
     std::int64_t threshold;  // parallel::set_threshold during its calls (0: the default)
   };
   // "split1": the parallel target splitting every call of more than one grain (the
-  // behaviour before the inline threshold), to see where splitting starts to pay.
+  // behaviour before the inline threshold), to see where splitting starts to pay;
+  // "fixed4": a fixed inline limit of 4 grains (the rule before the measured split).
+  const std::int64_t g = ufunc::backends::parallel::grain();
   const impl impls[] = {{"ufunc_cpu_out", ufunc::target_id::cpu, 0},
                         {"ufunc_parallel_out", ufunc::target_id::parallel, 0},
                         {"ufunc_automatic_out", ufunc::target_id::automatic, 0},
-                        {"ufunc_parallel_split1_out", ufunc::target_id::parallel,
-                         ufunc::backends::parallel::grain()}};
-  constexpr int nimpl = 4;
+                        {"ufunc_parallel_split1_out", ufunc::target_id::parallel, g},
+                        {"ufunc_parallel_fixed4_out", ufunc::target_id::parallel, 4 * g}};
+  constexpr int nimpl = 5;
   const std::int64_t base_threshold = ufunc::backends::parallel::threshold();
   const int all_threads = tbb::this_task_arena::max_concurrency();
+  std::printf("# parallel wake cost (measured by the backend): %lld ns on %d threads\n",
+              static_cast<long long>(ufunc::backends::parallel::wake_cost_ns()), all_threads);
+  for (const bool sine : {false, true})
   for (std::int64_t n : small_sizes) {
     auto a = ufunc::empty<float>({n}), b = ufunc::empty<float>({n}), c = ufunc::zeros<float>({n});
     for (std::int64_t i = 0; i < n; ++i) {
       a.data()[i] = static_cast<float>(i % 1000) * 0.01f - 5.0f;
       b.data()[i] = static_cast<float>(i % 777) * 0.02f;
     }
+    auto call = [&](ufunc::target_id t) {
+      if (sine)
+        ufunc::sin(a, {.out = {c}, .target = t});
+      else
+        ufunc::add(a, b, {.out = {c}, .target = t});
+    };
     // About 0.2 ms per sample: long enough that a clock read is no visible part of
     // it, short enough that most samples see no preemption on a shared machine (the
     // median then ignores the ones that do).
     const int probe = static_cast<int>(std::clamp<std::int64_t>((std::int64_t{1} << 20) / n, 4, 4096));
     for (const auto& im : impls)
-      for (int i = 0; i < probe; ++i) ufunc::add(a, b, {.out = {c}, .target = im.target});
+      for (int i = 0; i < probe; ++i) call(im.target);
     const auto p0 = clock_type::now();
-    for (int i = 0; i < probe; ++i) ufunc::add(a, b, {.out = {c}, .target = ufunc::target_id::cpu});
+    for (int i = 0; i < probe; ++i) call(ufunc::target_id::cpu);
     const double probe_ms = std::chrono::duration<double, std::milli>(clock_type::now() - p0).count() / probe;
     const int calls = static_cast<int>(std::clamp(0.2 / probe_ms, 4.0, 100000.0));
     std::vector<double> per_call[nimpl];
@@ -328,15 +339,18 @@ void run_small(const options& opt) {
         ufunc::backends::parallel::set_threshold(impls[which].threshold ? impls[which].threshold : base_threshold);
         // A few untimed calls first, so that each batch starts in the state its own
         // target leaves the machine in (TBB workers awake or asleep), not the previous one's.
-        for (int i = 0; i < std::max(2, calls / 8); ++i) ufunc::add(a, b, {.out = {c}, .target = impls[which].target});
+        for (int i = 0; i < std::max(2, calls / 8); ++i) call(impls[which].target);
         const auto t0 = clock_type::now();
-        for (int i = 0; i < calls; ++i) ufunc::add(a, b, {.out = {c}, .target = impls[which].target});
+        for (int i = 0; i < calls; ++i) call(impls[which].target);
         per_call[which].push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count() / calls);
       }
     }
     for (int k = 0; k < nimpl; ++k) {
       const int threads = impls[k].target == ufunc::target_id::cpu ? 1 : all_threads;
-      emit("add_f32_small", impls[k].name, threads, n, median(per_call[k]), 3.0 * n * sizeof(float));
+      if (sine)
+        emit("sin_f32_small", impls[k].name, threads, n, median(per_call[k]), n * 1e-9);
+      else
+        emit("add_f32_small", impls[k].name, threads, n, median(per_call[k]), 3.0 * n * sizeof(float));
     }
   }
   ufunc::backends::parallel::set_threshold(base_threshold);
@@ -373,25 +387,30 @@ void print_table(const std::vector<int>& threads) {
                  stream > 0 ? 100 * ao->rate / stream : 0.0, so->rate, sa->rate,
                  sin_cpu ? so->rate / sin_cpu->rate : 0.0);
   }
-  std::fprintf(stderr, "\nSmall arrays: add f32 out=, ns per call (median); parallel/cpu above 1 is slower.\n");
-  std::fprintf(stderr, "%-8s %12s %12s %12s %12s %12s %14s\n", "n", "cpu", "parallel", "automatic", "par/cpu", "auto/cpu",
-               "split1/cpu");
-  for (std::int64_t n : small_sizes) {
-    const row* c = nullptr;
-    const row* p = nullptr;
-    const row* au = nullptr;
-    const row* s1 = nullptr;
-    for (const auto& r : g_rows) {
-      if (r.case_name != "add_f32_small" || r.n != n) continue;
-      if (r.impl == "ufunc_cpu_out") c = &r;
-      if (r.impl == "ufunc_parallel_out") p = &r;
-      if (r.impl == "ufunc_automatic_out") au = &r;
-      if (r.impl == "ufunc_parallel_split1_out") s1 = &r;
+  for (const char* case_name : {"add_f32_small", "sin_f32_small"}) {
+    std::fprintf(stderr, "\nSmall arrays: %s out=, ns per call (median); x/cpu above 1 is slower.\n", case_name);
+    std::fprintf(stderr, "%-8s %12s %12s %12s %12s %12s %14s %14s\n", "n", "cpu", "parallel", "automatic", "par/cpu",
+                 "auto/cpu", "split1/cpu", "fixed4/cpu");
+    for (std::int64_t n : small_sizes) {
+      const row* c = nullptr;
+      const row* p = nullptr;
+      const row* au = nullptr;
+      const row* s1 = nullptr;
+      const row* f4 = nullptr;
+      for (const auto& r : g_rows) {
+        if (r.case_name != case_name || r.n != n) continue;
+        if (r.impl == "ufunc_cpu_out") c = &r;
+        if (r.impl == "ufunc_parallel_out") p = &r;
+        if (r.impl == "ufunc_automatic_out") au = &r;
+        if (r.impl == "ufunc_parallel_split1_out") s1 = &r;
+        if (r.impl == "ufunc_parallel_fixed4_out") f4 = &r;
+      }
+      if (!c || !p || !au) continue;
+      std::fprintf(stderr, "%-8lld %12.1f %12.1f %12.1f %12.3f %12.3f %14.3f %14.3f\n", static_cast<long long>(n),
+                   c->median_ms * 1e6, p->median_ms * 1e6, au->median_ms * 1e6, p->median_ms / c->median_ms,
+                   au->median_ms / c->median_ms, s1 ? s1->median_ms / c->median_ms : 0.0,
+                   f4 ? f4->median_ms / c->median_ms : 0.0);
     }
-    if (!c || !p || !au) continue;
-    std::fprintf(stderr, "%-8lld %12.1f %12.1f %12.1f %12.3f %12.3f %14.3f\n", static_cast<long long>(n),
-                 c->median_ms * 1e6, p->median_ms * 1e6, au->median_ms * 1e6, p->median_ms / c->median_ms,
-                 au->median_ms / c->median_ms, s1 ? s1->median_ms / c->median_ms : 0.0);
   }
 }
 

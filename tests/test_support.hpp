@@ -46,9 +46,11 @@ inline std::vector<ufunc::target_id> host_targets() {
 #if defined(UFUNC_HAS_TBB)
 class parallel_split {
  public:
-  /// Only the grain (the inline threshold, unless set, follows it).
-  explicit parallel_split(std::int64_t grain) { ufunc::backends::parallel::set_grain(grain); }
-  parallel_split(std::int64_t grain, std::int64_t threshold) : parallel_split(grain) {
+  /// Pieces of `grain`, and every call of more than 4 grains split (a fixed inline limit
+  /// rather than the measured cost, which keeps test-sized calls on one thread).
+  explicit parallel_split(std::int64_t grain) : parallel_split(grain, 4 * grain) {}
+  parallel_split(std::int64_t grain, std::int64_t threshold) {
+    ufunc::backends::parallel::set_grain(grain);
     ufunc::backends::parallel::set_threshold(threshold);
   }
   parallel_split(const parallel_split&) = delete;

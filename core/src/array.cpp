@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <numeric>
 
@@ -69,7 +70,10 @@ dim_vector c_strides(std::span<const std::int64_t> shape, std::size_t itemsize) 
   std::int64_t s = static_cast<std::int64_t>(itemsize);
   for (std::size_t i = shape.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<std::int64_t>(shape[i], 1);
+    // Saturate: a stride past int64 belongs to an array too big to exist (or an empty one),
+    // and the size check that follows raises overflow_error for the former.
+    if (i > 0 && __builtin_mul_overflow(s, std::max<std::int64_t>(shape[i], 1), &s))
+      s = std::numeric_limits<std::int64_t>::max();
   }
   return strides;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -135,7 +136,8 @@ dim_vector dense_strides(std::span<const std::int64_t> shape, std::span<const st
   std::int64_t s = static_cast<std::int64_t>(itemsize);
   for (const auto a : axes) {
     strides[static_cast<std::size_t>(a)] = s;
-    s *= shape[static_cast<std::size_t>(a)];
+    // Saturate, as c_strides: the size check of a new array raises for shapes this large.
+    if (__builtin_mul_overflow(s, shape[static_cast<std::size_t>(a)], &s)) s = std::numeric_limits<std::int64_t>::max();
   }
   return strides;
 }

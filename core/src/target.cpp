@@ -110,7 +110,7 @@ bool runs_inline(target_id t, std::int64_t size) noexcept {
 #if defined(UFUNC_HAS_TBB)
     case target_id::parallel:
     case target_id::automatic:
-      return size <= backends::parallel::threshold();
+      return size <= backends::parallel::inline_limit();
 #else
     case target_id::parallel:
       return false;

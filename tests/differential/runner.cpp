@@ -1717,6 +1717,7 @@ int main(int argc, char** argv) {
       targets.push_back(ufunc::target_id::parallel);
 #if defined(UFUNC_HAS_TBB)
       ufunc::backends::parallel::set_grain(grain);
+      ufunc::backends::parallel::set_threshold(4 * grain);  // split test-sized calls, whatever they cost
 #endif
     } else {
       target_skips["parallel"] = "not compiled in (preset tbb or all)";

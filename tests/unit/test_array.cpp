@@ -933,6 +933,8 @@ TEST_CASE("array: sizes whose element or byte count overflow int64 raise overflo
   using ufunc::array;
   // (2^40)^2 = 2^80: NumPy raises "array is too big".
   CHECK_THROWS_AS((void)(array::empty({i64{1} << 40, i64{1} << 40}, ufunc::float32)), ufunc::overflow_error);
+  CHECK_THROWS_AS((void)(array::empty({i64{1} << 40, i64{1} << 40}, ufunc::float32, ufunc::order::F)),
+                  ufunc::overflow_error);
   CHECK_THROWS_AS((void)(array::zeros({i64{1} << 32, i64{1} << 32}, ufunc::uint8)), ufunc::overflow_error);
   CHECK_THROWS_AS((void)(ufunc::empty<double>({i64{1} << 62, 4})), ufunc::overflow_error);
   CHECK_THROWS_AS((void)(array::empty({3, i64{1} << 62}, ufunc::uint8)), ufunc::overflow_error);

@@ -1,6 +1,7 @@
 // Streaming (non-temporal) stores for large outputs, and the parallel target's
-// inline threshold: neither may change a single bit of any result.
+// inline threshold and measured split: none may change a single bit of any result.
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -12,6 +13,8 @@
 #include "test_support.hpp"
 
 #if defined(UFUNC_HAS_TBB)
+#include <tbb/task_arena.h>
+
 #include <ufunc/backends/parallel/execute.hpp>
 #endif
 
@@ -142,18 +145,16 @@ TEST_CASE("streaming: only calls whose outputs reach the threshold stream") {
 
 namespace par = ufunc::backends::parallel;
 
-TEST_CASE("parallel: calls up to the threshold run on the calling thread; the threshold follows the grain") {
-  const std::int64_t saved_grain = par::grain(), saved_threshold = par::threshold();
-  par::set_threshold(0);
-  par::set_grain(1000);
-  CHECK(par::threshold() == 4000);  // 4 grains by default
-  par::set_grain(32768);
-  CHECK(par::threshold() == 4 * 32768);
+TEST_CASE("parallel: a fixed threshold keeps calls up to it on the calling thread and splits larger ones") {
+  const ufunc_test::parallel_split restore(par::grain(), par::threshold());
   par::set_threshold(5000);
   CHECK(par::threshold() == 5000);
   CHECK_THROWS_AS(par::set_threshold(-1), ufunc::value_error);
+  par::set_threshold(0);
+  CHECK(par::threshold() == 0);  // split by measured cost
 
   par::set_grain(100);
+  par::set_threshold(5000);
   static std::mutex mutex;
   static std::set<std::thread::id> ids;
   auto who = ufunc::vectorize<float(float), ufunc::target::parallel>(ufunc::scalar_only{[](float v) {
@@ -178,8 +179,52 @@ TEST_CASE("parallel: calls up to the threshold run on the calling thread; the th
     par::set_threshold(t);
     CHECK(f(x, y).to_vector() == serial);
   }
-  par::set_grain(saved_grain);
-  par::set_threshold(saved_threshold == 4 * saved_grain ? 0 : saved_threshold);
+  par::set_threshold(0);  // and by measured cost
+  CHECK(f(x, y).to_vector() == serial);
+}
+
+TEST_CASE("parallel: split_pays weighs the time saved against the wake cost") {
+  // 1000 elements took 10 us: 9000 more take 90 us serially, 45 us saved on 2 threads.
+  CHECK(par::split_pays(10'000, 1000, 9000, 2, 22'000));
+  CHECK_FALSE(par::split_pays(10'000, 1000, 9000, 2, 23'000));
+  CHECK(par::split_pays(10'000, 1000, 9000, 16, 42'000));  // 84.4 us saved on 16
+  CHECK_FALSE(par::split_pays(10'000, 1000, 9000, 16, 43'000));
+  CHECK_FALSE(par::split_pays(10'000'000, 1000, 9000, 1, 0));  // one thread: never
+  CHECK_FALSE(par::split_pays(10'000, 1000, 0, 8, 0));         // nothing left
+  CHECK_FALSE(par::split_pays(10'000, 0, 9000, 8, 0));
+  CHECK(par::wake_cost_ns() >= 0);
+}
+
+TEST_CASE("parallel: by measured cost, one-grain calls stay on the calling thread and costly ones split") {
+  const ufunc_test::parallel_split restore(par::grain(), par::threshold());
+  par::set_grain(100);
+  par::set_threshold(0);
+  static std::mutex mutex;
+  static std::set<std::thread::id> ids;
+  auto spin = ufunc::vectorize<double(double), ufunc::target::parallel>(
+      ufunc::scalar_only{[](double v) {
+        {
+          std::lock_guard lock(mutex);
+          ids.insert(std::this_thread::get_id());
+        }
+        // 20 us an element: a 400-element call's last 300 take 6 ms serially, far
+        // above any wake cost, so the split pays wherever there are two threads.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        return v * 2.0;
+      }},
+      "spin");
+  ids.clear();
+  auto r = spin(ufunc::full<double>({100}, 1.5));  // one grain: no split to weigh
+  CHECK(ids == std::set<std::thread::id>{std::this_thread::get_id()});
+  CHECK(r.at(99) == 3.0);
+  ids.clear();
+  r = spin(ufunc::arange<double>(400));
+  for (std::int64_t i = 0; i < 400; ++i) REQUIRE(r.at(i) == 2.0 * static_cast<double>(i));
+  if (tbb::this_task_arena::max_concurrency() >= 2) {
+    CHECK(ids.size() >= 2);
+  }
 }
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -41,12 +42,8 @@ std::atomic<std::int64_t>& grain_setting() {
   return g;
 }
 
-// Calls of at most this many grains run on the calling thread: below it, waking
-// workers for a few pieces costs more than it saves (the 16-core host ran 65536
-// elements, two pieces, 2.1x slower split than serially; bench/RESULTS_parallel.md).
-constexpr std::int64_t default_threshold_grains = 4;
-
-// 0: default_threshold_grains x grain().
+// 0 (the default): calls are split by measured cost (execute()); t > 0: calls of at
+// most t elements run on the calling thread, larger ones are split.
 std::int64_t threshold_from_environment() {
   const char* v = std::getenv("UFUNC_PARALLEL_THRESHOLD");
   if (v == nullptr || *v == '\0') return 0;
@@ -66,6 +63,9 @@ struct arena_holder {
   std::shared_mutex mutex;
   std::unique_ptr<tbb::task_arena> arena;  // null: TBB's default arena
   int threads = 0;
+  // What waking the arena's workers for one call costs (ns), measured on first need;
+  // -1: not measured for this arena yet.
+  std::atomic<std::int64_t> wake_ns{-1};
 };
 arena_holder& arena_state() {
   static arena_holder h;
@@ -81,9 +81,11 @@ void set_grain(std::int64_t elements) {
   grain_setting().store(elements, std::memory_order_relaxed);
 }
 
-std::int64_t threshold() noexcept {
-  const std::int64_t t = threshold_setting().load(std::memory_order_relaxed);
-  return t > 0 ? t : default_threshold_grains * grain();
+std::int64_t threshold() noexcept { return threshold_setting().load(std::memory_order_relaxed); }
+
+std::int64_t inline_limit() noexcept {
+  const std::int64_t t = threshold();
+  return t > 0 ? t : grain();
 }
 
 void set_threshold(std::int64_t elements) {
@@ -103,6 +105,7 @@ void set_max_threads(int threads) {
   std::unique_lock lock(s.mutex);  // waits for calls running in the old arena
   s.arena = threads == 0 ? nullptr : std::make_unique<tbb::task_arena>(threads);
   s.threads = threads;
+  s.wake_ns.store(-1, std::memory_order_relaxed);
 }
 
 void run_in_arena(void (*fn)(void*), void* context) {
@@ -114,23 +117,25 @@ void run_in_arena(void (*fn)(void*), void* context) {
     fn(context);
 }
 
-void execute(const elementwise_task& task) {
-  const std::int64_t n = task.size();
-  if (n <= threshold()) {
-    task.run(0, n);
-    return;
-  }
-  const std::int64_t g = grain();
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+std::int64_t elapsed_ns(clock_type::time_point since) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - since).count();
+}
+
+// Runs [first, n) of the task in pieces of g elements on the arena's threads.
+void split(const elementwise_task& task, std::int64_t first, std::int64_t n, std::int64_t g) {
   const tsan_sync sync;
   auto body = [&] {
     // Pieces are whole multiples of the grain, so the same call always splits
-    // the same way (reductions rely on that); elementwise results do not depend
-    // on the split at all.
+    // the same way; elementwise results do not depend on the split at all.
     tbb::parallel_for(
-        tbb::blocked_range<std::int64_t>(0, (n - 1) / g + 1),  // n > 0 here; no overflow near 2^63
-        [&task, tokens = sync.piece_tokens(), n, g](const tbb::blocked_range<std::int64_t>& r) {
+        tbb::blocked_range<std::int64_t>(first / g, (n - 1) / g + 1),  // n > first here; no overflow near 2^63
+        [&task, tokens = sync.piece_tokens(), first, n, g](const tbb::blocked_range<std::int64_t>& r) {
           const tsan_sync::piece_scope scope(tokens);
-          task.run(r.begin() * g, std::min(n, r.end() * g));
+          task.run(std::max(first, r.begin() * g), std::min(n, r.end() * g));
         },
         tbb::simple_partitioner());
   };
@@ -141,6 +146,74 @@ void execute(const elementwise_task& task) {
     s.arena->execute(body);  // may run body on another thread of the arena
   else
     body();
+}
+
+// The median of a few calls that wake every worker of the arena for an empty piece
+// each, after one that starts them: the fixed cost a split call pays.
+std::int64_t measure_wake_ns() {
+  auto once = [] {
+    const int threads = tbb::this_task_arena::max_concurrency();
+    const auto start = clock_type::now();
+    tbb::parallel_for(
+        tbb::blocked_range<int>(0, threads), [](const tbb::blocked_range<int>&) {}, tbb::simple_partitioner());
+    return elapsed_ns(start);
+  };
+  std::int64_t samples[5];
+  auto body = [&] {
+    (void)once();
+    for (auto& t : samples) t = once();
+  };
+  auto& s = arena_state();
+  std::shared_lock lock(s.mutex);
+  if (s.arena)
+    s.arena->execute(body);
+  else
+    body();
+  std::sort(std::begin(samples), std::end(samples));
+  return samples[2];
+}
+
+int arena_threads() {
+  auto& s = arena_state();
+  std::shared_lock lock(s.mutex);
+  return s.arena ? s.arena->max_concurrency() : tbb::this_task_arena::max_concurrency();
+}
+
+}  // namespace
+
+std::int64_t wake_cost_ns() {
+  auto& s = arena_state();
+  std::int64_t w = s.wake_ns.load(std::memory_order_relaxed);
+  if (w < 0) {  // two threads may both measure; either result is fine
+    w = measure_wake_ns();
+    s.wake_ns.store(w, std::memory_order_relaxed);
+  }
+  return w;
+}
+
+void execute(const elementwise_task& task) {
+  const std::int64_t n = task.size();
+  const std::int64_t g = grain();
+  if (const std::int64_t t = threshold(); t > 0) {  // a fixed inline limit
+    if (n <= t)
+      task.run(0, n);
+    else
+      split(task, 0, n, g);
+    return;
+  }
+  if (n <= g) {
+    task.run(0, n);
+    return;
+  }
+  // By measured cost: the first grain runs here, timed; the rest is split only if
+  // its estimated serial time, shared by the threads, saves more than waking them costs.
+  const auto start = clock_type::now();
+  task.run(0, g);
+  const std::int64_t probe_ns = elapsed_ns(start);
+  if (split_pays(probe_ns, g, n - g, arena_threads(), wake_cost_ns()))
+    split(task, g, n, g);
+  else
+    task.run(g, n);
 }
 
 }  // namespace ufunc::backends::parallel

@@ -10,22 +10,44 @@ class elementwise_task;
 
 namespace ufunc::backends::parallel {
 
-/// Runs every element of `task`; tasks of at most threshold() elements run on the
-/// calling thread. An exception thrown by the loop on any worker reaches the caller.
+/// Runs every element of `task`. By default (threshold() 0) the call's first grain runs
+/// on the calling thread, timed, and the rest is split over the arena's threads only if
+/// split_pays() says that saves more than waking them costs; so a call on target
+/// parallel is not slower than on cpu at any size. An exception thrown by the loop on
+/// any worker reaches the caller.
 void execute(const elementwise_task& task);
+
+/// Whether splitting `rest` elements over `threads` threads pays, when `probe`
+/// elements took `probe_ns` on one thread and waking the workers costs `wake_ns`: the
+/// estimated time saved, rest's serial time x (1 - 1/threads), must exceed twice the
+/// wake cost (the factor covers pieces that scale worse than the estimate).
+[[nodiscard]] constexpr bool split_pays(std::int64_t probe_ns, std::int64_t probe, std::int64_t rest, int threads,
+                                        std::int64_t wake_ns) noexcept {
+  if (threads < 2 || probe <= 0 || rest <= 0) return false;
+  const double serial_ns = static_cast<double>(probe_ns) * static_cast<double>(rest) / static_cast<double>(probe);
+  return serial_ns * (threads - 1) / threads > 2.0 * static_cast<double>(wake_ns);
+}
+
+/// The measured cost (ns) of waking the arena's workers for one split call: the median
+/// of a few empty calls, measured on first need and again after set_max_threads().
+[[nodiscard]] std::int64_t wake_cost_ns();
 
 /// Elements per piece of work. Defaults to a measured value (32768); the
 /// UFUNC_PARALLEL_GRAIN environment variable or set_grain() change it.
 [[nodiscard]] std::int64_t grain() noexcept;
 void set_grain(std::int64_t elements);
 
-/// Calls of at most threshold() elements run on the calling thread in one piece;
-/// larger ones are split into pieces of grain() elements. Default: 4 grains (131072
-/// elements at the default grain; it follows set_grain). The
-/// UFUNC_PARALLEL_THRESHOLD environment variable or set_threshold() set it in
-/// elements; 0 returns to 4 grains. Results do not depend on it.
+/// 0 (the default): calls are split by measured cost (see execute()). t > 0: calls of
+/// at most t elements run on the calling thread in one piece and larger ones are split
+/// into pieces of grain() elements, whatever they cost (tests use this to put piece
+/// edges everywhere). The UFUNC_PARALLEL_THRESHOLD environment variable or
+/// set_threshold() set it in elements. Results do not depend on it.
 [[nodiscard]] std::int64_t threshold() noexcept;
 void set_threshold(std::int64_t elements);
+
+/// Calls of at most this many elements run on the calling thread, unmeasured:
+/// threshold() if set, else one grain.
+[[nodiscard]] std::int64_t inline_limit() noexcept;
 
 /// The most threads a call uses (0: every core TBB sees). Calls run in a
 /// tbb::task_arena of this size.
