@@ -1,9 +1,9 @@
 #include <ufunc/core/detail/streaming.hpp>
 
 #include <atomic>
-#include <cstdlib>
 #include <string>
 
+#include <ufunc/core/detail/environment.hpp>
 #include <ufunc/core/error.hpp>
 
 namespace ufunc::detail {
@@ -17,13 +17,12 @@ namespace {
 // result no longer waits in the cache; at 16 MiB it breaks even, beyond it gains.
 constexpr std::int64_t default_streaming_bytes = std::int64_t{16} << 20;
 
-std::int64_t streaming_from_environment() {
-  const char* v = std::getenv("UFUNC_STREAMING_BYTES");
-  if (v == nullptr || *v == '\0') return default_streaming_bytes;
-  char* end = nullptr;
-  const long long b = std::strtoll(v, &end, 10);
-  if (end == v || *end != '\0' || b < 0) return default_streaming_bytes;  // read in noexcept code: no throw
-  return b;
+std::int64_t streaming_from_environment() noexcept {
+  try {
+    return environment_integer("UFUNC_STREAMING_BYTES", 0).value_or(default_streaming_bytes);
+  } catch (const error&) {
+    return default_streaming_bytes;  // read in noexcept code (streaming_threshold): no throw
+  }
 }
 
 std::atomic<std::int64_t>& setting() {

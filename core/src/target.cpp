@@ -102,7 +102,7 @@ target_id resolve_target(std::optional<target_id> requested) {
   return t;
 }
 
-bool runs_inline(target_id t, std::int64_t size) noexcept {
+bool runs_inline(target_id t, std::int64_t size) {
   (void)size;  // only the parallel backend looks at it
   switch (t) {
     case target_id::cpu:
@@ -133,7 +133,7 @@ void execute(target_id t, const elementwise_task& task) {
       backends::parallel::execute(task);
       return;
     // automatic, for host data: the parallel executor already keeps calls of at
-    // most threshold() elements on the calling thread, the measured crossover.
+    // most inline_limit() elements on the calling thread and splits by measured cost.
     case target_id::automatic:
       backends::parallel::execute(task);
       return;

@@ -50,6 +50,25 @@ TEST_CASE("parallel: SIMD math agrees with the cpu target across piece edges") {
   CHECK(a.to_vector<float>() == b.to_vector<float>());
 }
 
+TEST_CASE("parallel: split by measured cost, calls and reductions equal the cpu target bit for bit") {
+  // Whether a piece after the first runs here or on a worker depends on timing; the bits never do.
+  const ufunc_test::parallel_split guard(64, 0);
+  const auto x = ufunc_test::sample_array<double>(40007, 4);
+  const auto cpu = ufunc::target_id::cpu, parallel = ufunc::target_id::parallel;
+  for (int round = 0; round < 3; ++round) {
+    CHECK(ufunc::array(ufunc::sin(x, {.target = parallel})).to_vector<double>() ==
+          ufunc::array(ufunc::sin(x, {.target = cpu})).to_vector<double>());
+    CHECK(ufunc::add.reduce(x, {.target = parallel}).to_vector<double>() ==
+          ufunc::add.reduce(x, {.target = cpu}).to_vector<double>());
+    const auto m = x[{ufunc::slice{0, 40000}}].reshape({200, 200});
+    for (int axis : {0, 1}) {
+      CAPTURE(axis);
+      CHECK(ufunc::add.reduce(m, {.axis = axis, .target = parallel}).to_vector<double>() ==
+            ufunc::add.reduce(m, {.axis = axis, .target = cpu}).to_vector<double>());
+    }
+  }
+}
+
 TEST_CASE("parallel: a thread limit through a task arena") {
   const ufunc_test::parallel_split guard(16);
   par::set_max_threads(1);

@@ -13,6 +13,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <ufunc/core/detail/environment.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
 
@@ -27,35 +28,15 @@ namespace {
 // (bench/RESULTS.md); larger pieces balance worse on compute-bound loops.
 constexpr std::int64_t default_grain = 32768;
 
-std::int64_t grain_from_environment() {
-  const char* v = std::getenv("UFUNC_PARALLEL_GRAIN");
-  if (v == nullptr || *v == '\0') return default_grain;
-  char* end = nullptr;
-  const long long g = std::strtoll(v, &end, 10);
-  if (end == v || *end != '\0' || g < 1)
-    throw target_error(std::string("UFUNC_PARALLEL_GRAIN must be a positive integer, not '") + v + "'");
-  return g;
-}
-
 std::atomic<std::int64_t>& grain_setting() {
-  static std::atomic<std::int64_t> g{grain_from_environment()};
+  static std::atomic<std::int64_t> g{detail::environment_integer("UFUNC_PARALLEL_GRAIN", 1).value_or(default_grain)};
   return g;
 }
 
 // 0 (the default): calls are split by measured cost (execute()); t > 0: calls of at
 // most t elements run on the calling thread, larger ones are split.
-std::int64_t threshold_from_environment() {
-  const char* v = std::getenv("UFUNC_PARALLEL_THRESHOLD");
-  if (v == nullptr || *v == '\0') return 0;
-  char* end = nullptr;
-  const long long t = std::strtoll(v, &end, 10);
-  if (end == v || *end != '\0' || t < 0)
-    throw target_error(std::string("UFUNC_PARALLEL_THRESHOLD must be a non-negative integer, not '") + v + "'");
-  return t;
-}
-
 std::atomic<std::int64_t>& threshold_setting() {
-  static std::atomic<std::int64_t> t{threshold_from_environment()};
+  static std::atomic<std::int64_t> t{detail::environment_integer("UFUNC_PARALLEL_THRESHOLD", 0).value_or(0)};
   return t;
 }
 
@@ -74,16 +55,16 @@ arena_holder& arena_state() {
 
 }  // namespace
 
-std::int64_t grain() noexcept { return grain_setting().load(std::memory_order_relaxed); }
+std::int64_t grain() { return grain_setting().load(std::memory_order_relaxed); }
 
 void set_grain(std::int64_t elements) {
   if (elements < 1) throw value_error("parallel grain must be at least 1 element, not " + std::to_string(elements));
   grain_setting().store(elements, std::memory_order_relaxed);
 }
 
-std::int64_t threshold() noexcept { return threshold_setting().load(std::memory_order_relaxed); }
+std::int64_t threshold() { return threshold_setting().load(std::memory_order_relaxed); }
 
-std::int64_t inline_limit() noexcept {
+std::int64_t inline_limit() {
   const std::int64_t t = threshold();
   return t > 0 ? t : grain();
 }

@@ -1,6 +1,7 @@
 #include <ufunc/backends/parallel/reduce.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -36,8 +37,15 @@ void piece(const detail::unit_task& task, tsan_sync::tokens tokens, Fn&& fn) {
 struct run_context {
   const detail::unit_task* task;
   std::int64_t grain;
+  bool measured;  // split by measured cost (threshold() 0), else whenever the call exceeds a grain
   const tsan_sync* sync;
 };
+
+using clock_type = std::chrono::steady_clock;
+
+std::int64_t elapsed_ns(clock_type::time_point since) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - since).count();
+}
 
 void run(void* context) {
   const auto& c = *static_cast<const run_context*>(context);
@@ -49,6 +57,12 @@ void run(void* context) {
   const std::int64_t per_unit = std::max<std::int64_t>(1, task.size() / units);
   const std::int64_t blocks = task.blocks();
   const int threads = tbb::this_task_arena::max_concurrency();
+  // By measured cost (as execute()): the first piece runs on this thread, timed, and
+  // the rest is split only if split_pays; otherwise it runs here too.
+  bool split = !c.measured;
+  auto decide = [&](std::int64_t probe_ns, std::int64_t probe_elements) {
+    split = split_pays(probe_ns, probe_elements, task.size() - probe_elements, threads, wake_cost_ns());
+  };
   if (blocks > 1 && units < 2 * static_cast<std::int64_t>(threads)) {
     // Few outputs, long reductions: the blocks of one unit on every thread, then the
     // partials combined in block order on this thread. Same bits as run_units.
@@ -58,15 +72,30 @@ void run(void* context) {
     const std::int64_t per_block = std::max<std::int64_t>(1, per_unit / blocks);
     const std::int64_t bgrain = std::max<std::int64_t>(1, c.grain / per_block);
     for (std::int64_t u = 0; u < units; ++u) {
+      std::int64_t first = 0;  // blocks of this unit already done
+      if (c.measured && u == 0) {
+        first = std::min(blocks, bgrain);
+        const auto start = clock_type::now();
+        piece(task, tokens, [&] { task.block_partials(0, 0, first, partials.data(), nonempty.get()); });
+        decide(elapsed_ns(start), first * per_block);
+      }
+      if (!split) {
+        piece(task, tokens, [&] {
+          task.block_partials(u, first, blocks, partials.data(), nonempty.get());
+          task.combine(u, partials.data(), nonempty.get());
+        });
+        continue;
+      }
       c.sync->publish();  // this runner's reads of the partials before the pieces rewrite them
       // Everything a piece needs by value: it must not read this runner's stack before it
       // has acquired (TSan cannot see TBB's own hand-over).
       tbb::parallel_for(
-          tbb::blocked_range<std::int64_t>(0, (blocks - 1) / bgrain + 1),
-          [t = &task, tokens, u, bgrain, blocks, p = partials.data(),
+          tbb::blocked_range<std::int64_t>(first / bgrain, (blocks - 1) / bgrain + 1),
+          [t = &task, tokens, u, bgrain, blocks, first, p = partials.data(),
            ne = nonempty.get()](const tbb::blocked_range<std::int64_t>& r) {
-            piece(*t, tokens,
-                  [&] { t->block_partials(u, r.begin() * bgrain, std::min(blocks, r.end() * bgrain), p, ne); });
+            piece(*t, tokens, [&] {
+              t->block_partials(u, std::max(first, r.begin() * bgrain), std::min(blocks, r.end() * bgrain), p, ne);
+            });
           },
           tbb::simple_partitioner());
       c.sync->join();
@@ -75,10 +104,23 @@ void run(void* context) {
     return;
   }
   const std::int64_t ugrain = std::max<std::int64_t>(1, c.grain / per_unit);
+  std::int64_t first = 0;  // units already done
+  if (c.measured) {
+    first = std::min(units, ugrain);
+    const auto start = clock_type::now();
+    piece(task, tokens, [&] { task.run_units(0, first); });
+    decide(elapsed_ns(start), first * per_unit);
+    if (!split) {
+      piece(task, tokens, [&] { task.run_units(first, units); });
+      return;
+    }
+  }
+  if (first == units) return;
   tbb::parallel_for(
-      tbb::blocked_range<std::int64_t>(0, (units - 1) / ugrain + 1),
-      [t = &task, tokens, ugrain, units](const tbb::blocked_range<std::int64_t>& r) {
-        piece(*t, tokens, [&] { t->run_units(r.begin() * ugrain, std::min(units, r.end() * ugrain)); });
+      tbb::blocked_range<std::int64_t>(first / ugrain, (units - 1) / ugrain + 1),
+      [t = &task, tokens, ugrain, units, first](const tbb::blocked_range<std::int64_t>& r) {
+        piece(*t, tokens,
+              [&] { t->run_units(std::max(first, r.begin() * ugrain), std::min(units, r.end() * ugrain)); });
       },
       tbb::simple_partitioner());
 }
@@ -94,7 +136,7 @@ void execute_units(const detail::unit_task& task) {
     return;
   }
   const tsan_sync sync;
-  run_context context{&task, g, &sync};
+  run_context context{&task, g, threshold() == 0, &sync};
   const tsan_sync::call_scope call(sync);
   run_in_arena(&run, &context);
 }

@@ -19,9 +19,9 @@ namespace ufunc::detail {
 [[nodiscard]] target_id resolve_target(std::optional<target_id> requested);
 
 /// Whether a call of `size` elements on host data runs on the calling thread in one
-/// piece on target `t` (always for cpu; up to parallel::threshold() elements for parallel
+/// piece on target `t` (always for cpu; up to parallel::inline_limit() elements for parallel
 /// and automatic).
-[[nodiscard]] bool runs_inline(target_id t, std::int64_t size) noexcept;
+[[nodiscard]] bool runs_inline(target_id t, std::int64_t size);
 
 /// Runs every element of `task` on `t`'s backend.
 void execute(target_id t, const elementwise_task& task);

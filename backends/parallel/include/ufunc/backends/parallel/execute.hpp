@@ -33,8 +33,10 @@ void execute(const elementwise_task& task);
 [[nodiscard]] std::int64_t wake_cost_ns();
 
 /// Elements per piece of work. Defaults to a measured value (32768); the
-/// UFUNC_PARALLEL_GRAIN environment variable or set_grain() change it.
-[[nodiscard]] std::int64_t grain() noexcept;
+/// UFUNC_PARALLEL_GRAIN environment variable or set_grain() change it. The settings
+/// read from the environment throw target_error, from these functions and from every
+/// call on target parallel, while their variable is not a valid integer.
+[[nodiscard]] std::int64_t grain();
 void set_grain(std::int64_t elements);
 
 /// 0 (the default): calls are split by measured cost (see execute()). t > 0: calls of
@@ -42,12 +44,12 @@ void set_grain(std::int64_t elements);
 /// into pieces of grain() elements, whatever they cost (tests use this to put piece
 /// edges everywhere). The UFUNC_PARALLEL_THRESHOLD environment variable or
 /// set_threshold() set it in elements. Results do not depend on it.
-[[nodiscard]] std::int64_t threshold() noexcept;
+[[nodiscard]] std::int64_t threshold();
 void set_threshold(std::int64_t elements);
 
 /// Calls of at most this many elements run on the calling thread, unmeasured:
 /// threshold() if set, else one grain.
-[[nodiscard]] std::int64_t inline_limit() noexcept;
+[[nodiscard]] std::int64_t inline_limit();
 
 /// The most threads a call uses (0: every core TBB sees). Calls run in a
 /// tbb::task_arena of this size.

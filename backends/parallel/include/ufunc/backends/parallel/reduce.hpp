@@ -12,7 +12,9 @@ class unit_task;
 namespace ufunc::backends::parallel {
 
 /// Runs every unit of `task`; tasks of at most grain() elements run on the calling
-/// thread. An exception thrown by the loop on any worker reaches the caller.
+/// thread. Larger ones split as execute() does: by measured cost (the first piece
+/// timed, then split_pays) by default, always with a fixed threshold() set. An
+/// exception thrown by the loop on any worker reaches the caller.
 void execute_units(const detail::unit_task& task);
 
 }  // namespace ufunc::backends::parallel
