@@ -178,7 +178,7 @@ void check(const char* name, const report& r, double bound) {
   CHECK(r.max_ulps <= bound);
 }
 
-// The complex ulp bound of tests/differential/runner.cpp's ulp_bound() for these functions.
+// The complex ulp bound of tests/differential/tolerance.cpp's ulp_bound() for these functions.
 constexpr double bound = 4;
 // glibc's ctanhf is 5 ulps from the exact value at (-6.29711151, -0.68615371), where ours is correctly
 // rounded (computed in double).
@@ -237,7 +237,7 @@ TEST_CASE_TEMPLATE("complex math: hypot never overflows where glibc's does not",
   std::printf("cmath hypot  %-10s max %6.2f ulp, %d special-value mismatches\n",
               std::is_same_v<R, float> ? "float32" : "float64", worst, bad);
   CHECK(bad == 0);
-  CHECK(worst <= 4);  // absolute is in runner.cpp's complex_rounded set
+  CHECK(worst <= 4);  // absolute is in tolerance.cpp's complex_rounded set
   using L = std::numeric_limits<R>;
   CHECK(cm::hypot(L::max() / 2, L::max() / 2) < L::infinity());
   CHECK(cm::hypot(L::max(), R(1)) == L::max());
