@@ -91,7 +91,7 @@ reduce_plan plan_reduce(const function& f, const array& a, const reduce_options&
         throw overflow_error(method_label(f, "reduce") + ": Python integer " + init.str() + " out of bounds for " +
                              std::string(p.type.name()));
     }
-    // As a call's Python scalar (report_scalar_overflow, function.cpp): NumPy reports
+    // As a call's Python scalar (report_scalar_overflow, run_loop.cpp): NumPy reports
     // an overflow of the conversion, "overflow encountered in cast", and no underflow.
     if (init.overflows(p.type)) fp_report("cast", static_cast<unsigned>(fp_flag::overflow));
     init.store(p.type, p.start);

@@ -45,7 +45,7 @@ bool refuses_values(const loop_call& c) { return cuda::fp_reports::refuses_value
 // The common device call: every operand an array on one device, of the loop's
 // dtype, all C-ordered (or all F-ordered) and of one shape, no mask. Skips
 // broadcasting and planning. The result is laid out as on the host
-// (try_contiguous_call in core/src/function.cpp): C for C-contiguous inputs, else F,
+// (try_contiguous_call in core/src/run_loop.cpp): C for C-contiguous inputs, else F,
 // unless order= forces one.
 bool try_contiguous_device_call(const loop_call& c, result_list& results) {
   const auto& types = c.types;

@@ -1,5 +1,5 @@
 // The memory layout of the arrays that calls and methods allocate, by NumPy's rules:
-// written once here and used by every target (core/src/function.cpp and the
+// written once here and used by every target (core/src/run_loop.cpp and the
 // methods on the host, backends/cuda for device data). Not part of the public API.
 //
 // A layout is an axis order, fastest-varying axis first; the array is then dense,

@@ -51,6 +51,11 @@ result_list run_loop(const loop_call& call);
 
 // The pieces of run_loop that every target shares.
 void validate_loop_call(const loop_call& call);
+/// Throws overlap_error for an out= array that is read-only (null ones are left to
+/// the caller's own message). function::call checks it before resolving a loop, as
+/// NumPy does while it parses the arguments; validate_loop_call checks it too, for
+/// the typed path of vectorize, which comes to run_loop directly.
+void check_outputs_writeable(std::string_view name, std::span<const array> out);
 [[nodiscard]] dim_vector broadcast_call_shape(const loop_call& call);
 void check_out_overlap(const loop_call& call, std::span<const dim_vector> input_strides);
 /// The axis order (fastest first) of the outputs `call` allocates over its broadcast
