@@ -8,9 +8,7 @@
 #include <numeric>
 
 #include <ufunc/core/broadcast.hpp>
-#if defined(UFUNC_HAS_CUDA)
-#include <ufunc/backends/cuda/runtime.hpp>
-#endif
+#include <ufunc/core/backend.hpp>
 #include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/detail/memory.hpp>
 #include <ufunc/core/elementwise.hpp>
@@ -155,10 +153,8 @@ array array::zeros(const dim_vector& shape, dtype type, ufunc::order layout, ufu
   if (where.is_host()) {
     std::memset(a.data_, 0, static_cast<std::size_t>(a.nbytes()));
   } else {
-#if defined(UFUNC_HAS_CUDA)
-    backends::cuda::fill_zero(a.data_, static_cast<std::size_t>(a.nbytes()), where.index,
-                              backends::cuda::current_stream());
-#endif
+    const device_memory& memory = detail::memory_of(where);  // empty() allocated there: it exists
+    memory.fill_zero(a.data_, static_cast<std::size_t>(a.nbytes()), where.index, memory.current_stream());
   }
   return a;
 }
@@ -186,12 +182,8 @@ array empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufu
     a.valid_ = true;
     return a;
   }
-#if defined(UFUNC_HAS_CUDA)
-  owner = backends::cuda::allocate(bytes, where.index, backends::cuda::current_stream());
-#else
-  throw target_error("cannot allocate on " + where.str() +
-                     ": this build has no CUDA backend; configure with the 'cuda' or 'all' preset");
-#endif
+  const device_memory& memory = memory_of(where);
+  owner = memory.allocate(bytes, where.index, memory.current_stream());
   void* p = owner.get();
   return array(p, type, shape, std::move(strides), std::move(owner), where);
 }
@@ -392,20 +384,17 @@ array array::astype(dtype type, ufunc::order layout) const {
 void array::copy_to(const array& dst) const {
   check_element_type(dtype_);
   if (!device_.is_host() || !dst.device().is_host()) {
-#if defined(UFUNC_HAS_CUDA)
+    const device_memory& memory = detail::memory_of(device_.is_host() ? dst.device() : device_);
     if (device_ != dst.device())
       throw target_error("copy_to from " + device_.str() + " to " + dst.device().str() +
                          ": use to_device() / to_host() to move data between host and device");
     if (!dst.writeable()) throw overlap_error("copy destination " + dst.describe() + " is read-only");
     if (detail::may_share_memory(*this, dst)) {
-      backends::cuda::cast(copy(), dst, backends::cuda::current_stream());
+      memory.cast(copy(), dst, memory.current_stream());
     } else {
-      backends::cuda::cast(*this, dst, backends::cuda::current_stream());
+      memory.cast(*this, dst, memory.current_stream());
     }
     return;
-#else
-    throw target_error("copy_to involving " + device_.str() + ": this build has no CUDA backend");
-#endif
   }
   // Overlapping views (a[::-1] into a) would read what the copy already wrote:
   // go through a temporary, as np.copyto does.

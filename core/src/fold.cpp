@@ -5,11 +5,9 @@
 #include <memory>
 #include <vector>
 
+#include <ufunc/core/backend.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/iteration.hpp>
-#if defined(UFUNC_HAS_TBB)
-#include <ufunc/backends/parallel/reduce.hpp>
-#endif
 
 namespace ufunc::detail {
 
@@ -317,22 +315,11 @@ void fold_task::run_units(std::int64_t first, std::int64_t last) const {
 }
 
 void execute_units(target_id t, const unit_task& task) {
-  switch (t) {
-    case target_id::cpu:
-      task.run_units(0, task.units());
-      return;
-    case target_id::parallel:
-    case target_id::automatic:
-#if defined(UFUNC_HAS_TBB)
-      backends::parallel::execute_units(task);
-#else
-      task.run_units(0, task.units());
-#endif
-      return;
-    case target_id::cuda:
-      break;
-  }
-  throw target_error("no host executor for target '" + std::string(to_string(t)) + "'");
+  const backend& b = host_backend(t);
+  if (b.execute_units != nullptr)
+    b.execute_units(task);
+  else
+    task.run_units(0, task.units());  // in order on this thread
 }
 
 }  // namespace ufunc::detail

@@ -1,5 +1,6 @@
 #include <ufunc/core/detail/methods.hpp>
 
+#include <ufunc/core/backend.hpp>
 #include <ufunc/core/casting.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/error.hpp>
@@ -147,6 +148,35 @@ method_placement place_method(const function& f, const char* method, std::option
 void method_not_on_target(const function& f, const char* method, target_id t) {
   throw target_error(method_label(f, method) + " is not implemented on target '" + std::string(to_string(t)) +
                      "' in this build");
+}
+
+namespace {
+
+// The device backend's methods, or method_not_on_target's target_error for `method`.
+const device_methods& methods_on_device(const function& f, const char* method) {
+  const backend* b = device_backend();
+  if (b == nullptr || b->methods == nullptr) method_not_on_target(f, method, target_id::cuda);
+  return *b->methods;
+}
+
+}  // namespace
+
+array reduce_on_device(const function& f, const array& a, const reduce_options& options, const reduce_plan& plan) {
+  return methods_on_device(f, "reduce").reduce(f, a, options, plan);
+}
+
+array accumulate_on_device(const function& f, const array& a, const accumulate_options& options,
+                           const accumulate_plan& plan) {
+  return methods_on_device(f, "accumulate").accumulate(f, a, options, plan);
+}
+
+array reduceat_on_device(const function& f, const array& a, std::span<const std::int64_t> indices,
+                         const accumulate_options& options, const accumulate_plan& plan) {
+  return methods_on_device(f, "reduceat").reduceat(f, a, indices, options, plan);
+}
+
+void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
+  methods_on_device(f, "at").at(f, a, b, plan, options);
 }
 
 array restride(const array& a, const dim_vector& shape, const dim_vector& strides, std::byte* data) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include <ufunc/core/backend.hpp>
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
@@ -313,15 +314,17 @@ void report_scalar_overflow(const loop_call& c) {
 result_list run_loop(const loop_call& c) {
   validate_loop_call(c);
   report_scalar_overflow(c);
-#if defined(UFUNC_HAS_CUDA)
-  if (c.target == target_id::cuda) return run_loop_on_device(c);
-  if (c.target == target_id::automatic || !c.target_named) {  // data on a GPU runs there
-    bool on_device = c.options.where.valid() && !c.options.where.device().is_host();
-    for (const auto& in : c.inputs) on_device |= !in.is_scalar() && !in.as_array().device().is_host();
-    for (const auto& o : c.options.out) on_device |= !o.device().is_host();
-    if (on_device) return run_loop_on_device(c);
+  // A backend that runs whole calls (a device backend) takes the calls on its target,
+  // and, under automatic or a default target nobody named, the calls on its devices' data.
+  if (const backend* b = find_backend(c.target); b != nullptr && b->run_call != nullptr) return b->run_call(c);
+  if (c.target == target_id::automatic || !c.target_named) {
+    if (const backend* d = device_backend(); d != nullptr && d->run_call != nullptr) {
+      bool on_device = c.options.where.valid() && !c.options.where.device().is_host();
+      for (const auto& in : c.inputs) on_device |= !in.is_scalar() && !in.as_array().device().is_host();
+      for (const auto& o : c.options.out) on_device |= !o.device().is_host();
+      if (on_device) return d->run_call(c);
+    }
   }
-#endif
   // errstate: the flags are cleared here and checked once the loops finished (on
   // every thread that ran a piece: the task gathers them); the policies apply once.
   fp_scope fp;

@@ -1,10 +1,7 @@
 #include <cstdlib>
 #include <string>
 
-#include <ufunc/backends/cpu/execute.hpp>
-#if defined(UFUNC_HAS_TBB)
-#include <ufunc/backends/parallel/execute.hpp>
-#endif
+#include <ufunc/core/backend.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
@@ -33,26 +30,8 @@ target_id target_from_string(std::string_view name) {
 }
 
 bool target_available(target_id t) noexcept {
-  switch (t) {
-    case target_id::cpu:
-    case target_id::automatic:
-      return true;
-#if defined(UFUNC_HAS_TBB)
-    case target_id::parallel:
-      return true;
-#else
-    case target_id::parallel:
-      return false;
-#endif
-#if defined(UFUNC_HAS_CUDA)
-    case target_id::cuda:
-      return true;  // compiled in; a missing GPU is reported at first use
-#else
-    case target_id::cuda:
-      break;
-#endif
-  }
-  return false;
+  // automatic always has somewhere to run: the host backends at least.
+  return t == target_id::automatic || detail::find_backend(t) != nullptr;
 }
 
 void require_target(target_id t) {
@@ -103,53 +82,12 @@ target_id resolve_target(std::optional<target_id> requested) {
 }
 
 bool runs_inline(target_id t, std::int64_t size) {
-  (void)size;  // only the parallel backend looks at it
-  switch (t) {
-    case target_id::cpu:
-      return true;
-#if defined(UFUNC_HAS_TBB)
-    case target_id::parallel:
-    case target_id::automatic:
-      return size <= backends::parallel::inline_limit();
-#else
-    case target_id::parallel:
-      return false;
-    case target_id::automatic:
-      return true;
-#endif
-    case target_id::cuda:
-      break;
-  }
-  return false;
+  const backend* b = t == target_id::automatic ? &host_backend(t) : find_backend(t);
+  if (b == nullptr || b->execute == nullptr) return false;  // no host executor: the general path says why
+  return b->inline_limit == nullptr || size <= b->inline_limit();
 }
 
-void execute(target_id t, const elementwise_task& task) {
-  switch (t) {
-    case target_id::cpu:
-      backends::cpu::execute(task);
-      return;
-#if defined(UFUNC_HAS_TBB)
-    case target_id::parallel:
-      backends::parallel::execute(task);
-      return;
-    // automatic, for host data: the parallel executor already keeps calls of at
-    // most inline_limit() elements on the calling thread and splits by measured cost.
-    case target_id::automatic:
-      backends::parallel::execute(task);
-      return;
-#else
-    case target_id::parallel:
-      break;
-    case target_id::automatic:
-      backends::cpu::execute(task);
-      return;
-#endif
-    case target_id::cuda:
-      break;
-  }
-  require_target(t);
-  throw target_error("no executor for target '" + std::string(to_string(t)) + "'");
-}
+void execute(target_id t, const elementwise_task& task) { host_backend(t).execute(task); }
 
 }  // namespace detail
 

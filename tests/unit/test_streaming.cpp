@@ -216,15 +216,16 @@ TEST_CASE("parallel: by measured cost, one-grain calls stay on the calling threa
       }},
       "spin");
   ids.clear();
+  auto splits = par::split_calls();
   auto r = spin(ufunc::full<double>({100}, 1.5));  // one grain: no split to weigh
   CHECK(ids == std::set<std::thread::id>{std::this_thread::get_id()});
+  CHECK(par::split_calls() == splits);
   CHECK(r.at(99) == 3.0);
-  ids.clear();
+  // Which threads take the pieces of a split call is the scheduler's business (on a
+  // busy machine the caller may run them all): the decision is what is checked.
   r = spin(ufunc::arange<double>(400));
   for (std::int64_t i = 0; i < 400; ++i) REQUIRE(r.at(i) == 2.0 * static_cast<double>(i));
-  if (tbb::this_task_arena::max_concurrency() >= 2) {
-    CHECK(ids.size() >= 2);
-  }
+  if (tbb::this_task_arena::max_concurrency() >= 2) CHECK(par::split_calls() == splits + 1);
 }
 
 #endif

@@ -24,6 +24,7 @@
 #include "fp_reports.hpp"
 
 #include "at_gather.hpp"
+#include "entry_points.hpp"
 
 namespace ufunc::detail {
 
@@ -205,7 +206,7 @@ array deliver(const array& computed, const array* out, const device_context& ctx
 
 }  // namespace
 
-array reduce_on_device(const function& f, const array& a, const reduce_options& o, const reduce_plan& p) {
+array device_reduce(const function& f, const array& a, const reduce_options& o, const reduce_plan& p) {
   require_device_code(f, "reduce", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
   const device_context ctx = context_of(f, "reduce", {&a, out, &o.where}, o.stream, p.loop);
@@ -238,7 +239,7 @@ array reduce_on_device(const function& f, const array& a, const reduce_options& 
   return deliver(acc, out, ctx);
 }
 
-array accumulate_on_device(const function& f, const array& a, const accumulate_options& o, const accumulate_plan& p) {
+array device_accumulate(const function& f, const array& a, const accumulate_options& o, const accumulate_plan& p) {
   require_device_code(f, "accumulate", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
   const device_context ctx = context_of(f, "accumulate", {&a, out}, o.stream, p.loop);
@@ -271,7 +272,7 @@ array accumulate_on_device(const function& f, const array& a, const accumulate_o
   return deliver(res, out, ctx);
 }
 
-array reduceat_on_device(const function& f, const array& a, std::span<const std::int64_t> idx,
+array device_reduceat(const function& f, const array& a, std::span<const std::int64_t> idx,
                          const accumulate_options& o, const accumulate_plan& p) {
   require_device_code(f, "reduceat", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
@@ -526,7 +527,7 @@ void at_rounds_path(const function& f, const array& ad, const array& b, const at
 // and applies the others, then raises, as NumPy. In the rounds (a of another dtype than
 // the loop) the rounds before the failing one stay applied, and that round and the
 // later ones are not. Host-in/host-out copies the state back before the error leaves.
-void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
+void device_at(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options) {
   const auto& t = plan.loop.types;
   const device_context ctx =
       context_of(f, "at", {&a, b.valid() ? &b : nullptr}, options.stream, plan.loop, plan.fp_name);

@@ -14,6 +14,7 @@
 #include <ufunc/core/transfer.hpp>
 #include "casts.hpp"
 #include "dense_transfer.hpp"
+#include "entry_points.hpp"
 #include "fp_reports.hpp"
 
 namespace ufunc::detail {
@@ -112,7 +113,7 @@ bool try_contiguous_device_call(const loop_call& c, result_list& results) {
 // host-out (inputs are copied to the device, results copied back, and the call
 // waits). Otherwise every array operand must be on the same device: mixing host and
 // device arrays is an error, so no transfer ever happens unasked.
-result_list run_loop_on_device(const loop_call& c) {
+result_list device_run_call(const loop_call& c) {
   const auto& types = c.types;
   const auto& options = c.options;
   const int nin = types.nin(), nout = types.nout(), nargs = nin + nout;

@@ -17,6 +17,7 @@
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
 
+#include "split_stats.hpp"
 #include "tsan_sync.hpp"
 
 namespace ufunc::backends::parallel {
@@ -39,6 +40,8 @@ std::atomic<std::int64_t>& threshold_setting() {
   static std::atomic<std::int64_t> t{detail::environment_integer("UFUNC_PARALLEL_THRESHOLD", 0).value_or(0)};
   return t;
 }
+
+std::atomic<std::uint64_t> split_counter{0};
 
 struct arena_holder {
   std::shared_mutex mutex;
@@ -108,6 +111,7 @@ std::int64_t elapsed_ns(clock_type::time_point since) {
 
 // Runs [first, n) of the task in pieces of g elements on the arena's threads.
 void split(const elementwise_task& task, std::int64_t first, std::int64_t n, std::int64_t g) {
+  count_split();
   const tsan_sync sync;
   auto body = [&] {
     // Pieces are whole multiples of the grain, so the same call always splits
@@ -161,6 +165,10 @@ int arena_threads() {
 }
 
 }  // namespace
+
+void count_split() noexcept { split_counter.fetch_add(1, std::memory_order_relaxed); }
+
+std::uint64_t split_calls() noexcept { return split_counter.load(std::memory_order_relaxed); }
 
 std::int64_t wake_cost_ns() {
   auto& s = arena_state();

@@ -14,6 +14,7 @@
 #include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/detail/method_task.hpp>
 
+#include "split_stats.hpp"
 #include "tsan_sync.hpp"
 
 namespace ufunc::backends::parallel {
@@ -79,6 +80,7 @@ void run(void* context) {
         piece(task, tokens, [&] { task.block_partials(0, 0, first, partials.data(), nonempty.get()); });
         decide(elapsed_ns(start), first * per_block);
       }
+      if (u == 0 && split) count_split();
       if (!split) {
         piece(task, tokens, [&] {
           task.block_partials(u, first, blocks, partials.data(), nonempty.get());
@@ -116,6 +118,7 @@ void run(void* context) {
     }
   }
   if (first == units) return;
+  count_split();
   tbb::parallel_for(
       tbb::blocked_range<std::int64_t>(first / ugrain, (units - 1) / ugrain + 1),
       [t = &task, tokens, ugrain, units, first](const tbb::blocked_range<std::int64_t>& r) {

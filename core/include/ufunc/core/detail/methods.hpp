@@ -1,8 +1,8 @@
 // The seam between the ufunc methods' drivers (core/src/reduce.cpp, accumulate.cpp,
 // outer_at.cpp) and the backends: NumPy's argument checks and messages, the loop
 // resolution of reduce-like methods, the checked plans, and the device versions of
-// the methods (backends/cuda/src/device_methods.cpp; builds without CUDA get versions
-// that raise target_error). Not part of the public API.
+// the methods (through the device backend's table, core/backend.hpp; builds without
+// one raise target_error). Not part of the public API.
 #pragma once
 
 #include <cstddef>
@@ -94,30 +94,14 @@ struct at_plan {
   std::string_view fp_name;  // what its flags are reported under: the ufunc's name or "at" (at_impl)
 };
 
-#if defined(UFUNC_HAS_CUDA)
+/// The methods on device data, through the backend whose devices hold it
+/// (core/backend.hpp); target_error (method_not_on_target) in a build without one.
 array reduce_on_device(const function& f, const array& a, const reduce_options& options, const reduce_plan& plan);
 array accumulate_on_device(const function& f, const array& a, const accumulate_options& options,
                            const accumulate_plan& plan);
 array reduceat_on_device(const function& f, const array& a, std::span<const std::int64_t> indices,
                          const accumulate_options& options, const accumulate_plan& plan);
 void at_on_device(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options);
-#else
-[[noreturn]] inline array reduce_on_device(const function& f, const array&, const reduce_options&, const reduce_plan&) {
-  method_not_on_target(f, "reduce", target_id::cuda);
-}
-[[noreturn]] inline array accumulate_on_device(const function& f, const array&, const accumulate_options&,
-                                               const accumulate_plan&) {
-  method_not_on_target(f, "accumulate", target_id::cuda);
-}
-[[noreturn]] inline array reduceat_on_device(const function& f, const array&, std::span<const std::int64_t>,
-                                             const accumulate_options&, const accumulate_plan&) {
-  method_not_on_target(f, "reduceat", target_id::cuda);
-}
-[[noreturn]] inline void at_on_device(const function& f, const array&, const array&, const at_plan&,
-                                      const call_options&) {
-  method_not_on_target(f, "at", target_id::cuda);
-}
-#endif
 
 class fp_scope;
 

@@ -63,9 +63,5 @@ void check_out_overlap(const loop_call& call, std::span<const dim_vector> input_
 /// them (call_output_axes, core/detail/layout.hpp).
 [[nodiscard]] dim_vector output_axes(const loop_call& call, std::span<const std::int64_t> shape);
 
-#if defined(UFUNC_HAS_CUDA)
-/// run_loop for target cuda (backends/cuda/src/device_run.cpp).
-result_list run_loop_on_device(const loop_call& call);
-#endif
 
 }  // namespace ufunc::detail

@@ -28,6 +28,10 @@ void execute(const elementwise_task& task);
   return serial_ns * (threads - 1) / threads > 2.0 * static_cast<double>(wake_ns);
 }
 
+/// How many calls (elementwise or methods) were split over threads so far: a
+/// diagnostic, for tests and for seeing what the measured split decides.
+[[nodiscard]] std::uint64_t split_calls() noexcept;
+
 /// The measured cost (ns) of waking the arena's workers for one split call: the median
 /// of a few empty calls, measured on first need and again after set_max_threads().
 [[nodiscard]] std::int64_t wake_cost_ns();

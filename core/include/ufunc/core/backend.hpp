@@ -1,0 +1,104 @@
+// The seam between core and the backends: one table of entry points per target.
+//
+// Core calls a backend only through its table; it includes no backend header. Each
+// backend fills its table in its own folder (backends/<name>/src/backend.cpp, a function
+// ufunc::backends::<name>::register_backend()), and the build generates the one file
+// that calls the register function of every backend it compiles (cmake/ufunc_backends.cmake:
+// a static library drops objects that nothing names, so a registering static object
+// would not do). docs/adding_a_backend.md says how to add one.
+//
+//   const ufunc::backend* b = ufunc::detail::find_backend(ufunc::target_id::parallel);
+//   if (b && b->execute) b->execute(task);   // the parallel executor, where TBB is built in
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include <ufunc/core/device.hpp>
+#include <ufunc/core/device_call.hpp>
+#include <ufunc/core/target.hpp>
+
+namespace ufunc {
+
+class array;
+class elementwise_task;
+class function;
+struct call_options;
+struct reduce_options;
+struct accumulate_options;
+
+namespace detail {
+class unit_task;
+class result_list;
+struct loop_call;
+struct reduce_plan;
+struct accumulate_plan;
+struct at_plan;
+}  // namespace detail
+
+/// Memory on a backend's devices, and copies between it and the host.
+struct device_memory {
+  int (*device_count)() noexcept;
+  /// The stream that calls enqueue on unless one is given.
+  stream_ref (*current_stream)() noexcept;
+  std::shared_ptr<void> (*allocate)(std::size_t bytes, int device, stream_ref s);
+  void (*fill_zero)(void* dst, std::size_t bytes, int device, stream_ref s);
+  void (*copy_to_device)(void* dst, const void* src, std::size_t bytes, int device, stream_ref s);
+  void (*copy_to_host)(void* dst, const void* src, std::size_t bytes, int device, stream_ref s);
+  /// Copies src into dst (same device, any strides), converting the dtype.
+  void (*cast)(const array& src, const array& dst, stream_ref s);
+};
+
+/// The ufunc methods on data a backend owns (device arrays); core has checked the
+/// arguments and planned the method.
+struct device_methods {
+  array (*reduce)(const function& f, const array& a, const reduce_options& o, const detail::reduce_plan& p);
+  array (*accumulate)(const function& f, const array& a, const accumulate_options& o,
+                      const detail::accumulate_plan& p);
+  array (*reduceat)(const function& f, const array& a, std::span<const std::int64_t> indices,
+                    const accumulate_options& o, const detail::accumulate_plan& p);
+  void (*at)(const function& f, const array& a, const array& b, const detail::at_plan& p, const call_options& o);
+};
+
+/// What core asks of the backend of one target. A host backend sets the executors;
+/// a device backend sets run_call, methods and memory. Unset entries are null.
+struct backend {
+  target_id id = target_id::cpu;
+  /// Runs every element of a planned task on host data.
+  void (*execute)(const elementwise_task& task) = nullptr;
+  /// Runs every unit of a method's task (reduce, accumulate) on host data.
+  void (*execute_units)(const detail::unit_task& task) = nullptr;
+  /// Calls of at most this many elements may run in one piece on the calling thread
+  /// without the executor (the contiguous fast path); null: every call.
+  std::int64_t (*inline_limit)() = nullptr;
+  /// A whole ufunc call on the backend's devices: placement, outputs and launch.
+  detail::result_list (*run_call)(const detail::loop_call& call) = nullptr;
+  const device_methods* methods = nullptr;
+  const device_memory* memory = nullptr;
+};
+
+namespace detail {
+
+/// Adds `b` to the registry; called from the backends' register functions only.
+void register_backend(const backend& b);
+
+/// The backend of target `t`, or null where this build has none (automatic has none:
+/// it picks a host or device backend per call).
+[[nodiscard]] const backend* find_backend(target_id t) noexcept;
+
+/// The backend whose devices hold non-host arrays, or null in a host-only build.
+[[nodiscard]] const backend* device_backend() noexcept;
+
+/// The memory functions of the backend whose devices hold `where` (not the host);
+/// throws target_error naming `where` in a build without one.
+[[nodiscard]] const device_memory& memory_of(const device& where);
+
+/// The backend that runs host data for target `t` (automatic: parallel where built,
+/// else cpu); throws target_error where there is none.
+[[nodiscard]] const backend& host_backend(target_id t);
+
+}  // namespace detail
+
+}  // namespace ufunc
