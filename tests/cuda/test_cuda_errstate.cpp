@@ -1113,3 +1113,26 @@ TEST_CASE("cuda errstate: complex comparisons report invalid where NumPy's do (t
     }
   }
 }
+
+TEST_CASE_TEMPLATE("cuda errstate: complex absolute raises no flag where |z| is beyond the largest number", R, float,
+                   double) {
+  // NumPy's complex absolute (F->f, D->d) clears the status word after its SIMD loop: |3.4e38 + 3.4e38j| is
+  // inf without overflow (seed 7's r9241), and a subnormal |z| comes without underflow. fp_rule<absolute>.
+  using C = std::complex<R>;
+  using L = std::numeric_limits<R>;
+  const std::vector<C> v = {{L::max(), L::max()},
+                            {R(0.75) * L::max(), -R(0.75) * L::max()},
+                            {L::denorm_min(), L::denorm_min()},
+                            {R(3), R(4)},
+                            {L::max(), R(1)}};
+  const auto z = ufunc::to_device(ufunc::asarray<C>(std::span<const C>(v)));
+  unsigned seen = 0;
+  ufunc::errstate guard({.all = ufunc::fp_policy::call}, [&](std::string_view, unsigned f) { seen |= f; });
+  const auto r = ufunc::to_host(ufunc::absolute(z, {.target = cuda})).template to_vector<R>();
+  CHECK(seen == 0u);
+  CHECK(std::isinf(r[0]));
+  CHECK(std::isinf(r[1]));
+  CHECK(r[2] == L::denorm_min());
+  CHECK(r[3] == R(5));
+  CHECK(r[4] == L::max());
+}

@@ -612,6 +612,7 @@ class Case:
                 if not np.all(cast_mask):
                     self.flags_free |= FpFlags.INVALID  # the platform's conversion, as its values
             self.check_numpy_layout(snapshot, rs, kw, cast_mask)
+            self.flags_free |= self.layout_flags(snapshot, outs, kw, loop)
             return [result_tuple(x, mask) for x in rs]
         a = views_in[0]
         if m in ("reduce", "accumulate", "reduceat"):
@@ -766,6 +767,36 @@ class Case:
             if not np.all(ok | ~m):
                 raise NumpyQuirk("NumPy's np.%s gives another result on contiguous copies" % self.uf.__name__)
 
+    # NumPy loops that clear the floating-point status word on their SIMD path but not on
+    # their scalar one (complex absolute: loops_unary_complex), with the loops concerned.
+    STATUS_CLEARING = {"absolute": ("F->f", "D->d")}
+
+    def layout_flags(self, ins, outs, kw, loop):
+        """The kinds that NumPy raises, or not, depending on the memory layout: its complex
+        absolute computes in SIMD lanes and then clears the status word, for every layout
+        but those its iterator hands to the scalar fallback (npy_hypot: a 1-d operand with
+        a negative step, among others), which raises overflow where |z| is beyond the
+        largest finite number (np.abs(z) raises nothing, np.abs(z[::-1]) overflow, for
+        z = np.full(8, 3.4e38 + 3.4e38j, 'F')). The call is run again on contiguous copies
+        (out= and where= too); the kinds where the two differ are left out. The library
+        raises none of these (ops::absolute), as the SIMD path."""
+        if isinstance(self.uf, UserUfunc) or loop not in self.STATUS_CLEARING.get(self.uf.__name__, ()):
+            return 0
+        kw2 = dict(kw)
+        if outs is not None:
+            fresh = tuple(np.zeros(np.shape(o), np.asarray(o).dtype) for o in outs)
+            kw2["out"] = fresh if self.method == "call" else fresh[0]
+        if "where" in kw2:
+            kw2["where"] = np.array(kw2["where"], order="C")
+        ins2 = [np.array(v, order="C") if isinstance(v, np.ndarray) else v for v in ins]
+        fp = FpFlags()
+        try:
+            with fp.recording():
+                self.uf(*ins2, **kw2)
+        except Exception:  # noqa: BLE001 - NumPy refuses the contiguous call: nothing to compare with
+            return 0
+        return (self.fp.bits ^ fp.bits) & (FpFlags.OVERFLOW | FpFlags.UNDERFLOW | FpFlags.INVALID | FpFlags.DIVIDE)
+
     REORDERABLE = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
                    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm", "logaddexp",
                    "logaddexp2", "hypot"}
@@ -773,14 +804,17 @@ class Case:
     def left_fold(self, a, r, kw):
         """reduce and reduceat of an order-dependent ufunc (not REORDERABLE) on a float or
         complex loop are left folds: x0 op x1, then op x2, and so on (docs/design.md).
-        NumPy 2.4's are not always: its SIMD power and arctan2 loops, run over the fold
-        as if it were elementwise, keep one element per block of lanes (f(first, last)
-        for a single block: np.power.reduce([2., 3., 1., 2.]) is 4.0, not 64.0). So the
+        NumPy 2.4's are not always: its SIMD power and arctan2 loops, and its AVX-512F ldexp
+        loops with an int32 exponent (fi->f, di->d: ldexp.reduce of int16, int32, bool), run
+        over the fold as if it were elementwise, keep one element per block of lanes
+        (f(first, last) for a single block: np.power.reduce([2., 3., 1., 2.]) is 4.0, not
+        64.0; np.ldexp.reduce(np.array([1, 2, 3], 'h')) is 8.0, not 32.0). So the
         generator folds itself, one NumPy scalar call per step, through an object ufunc
         whose reduce and reduceat take the same axis, keepdims, initial, where and
         indices, so that each element's chain follows NumPy's order; the steps round in
-        the loop's dtype. Where NumPy's result is not this fold (beyond a few ulps: arctan2
-        near pi/2), the fold is the expected result. The flags are always the fold's:
+        the loop's dtype (a T(T, U) loop's second operand in U: fold_second_input). Where
+        NumPy's result is not this fold (beyond a few ulps: arctan2 near pi/2), the fold is
+        the expected result. The flags are always the fold's:
         those of its steps, of the input's cast to the loop's dtype and of the result's
         cast into out=. Returns the result to record."""
         uf = self.uf
@@ -789,15 +823,22 @@ class Case:
         dt = np.dtype(kw["dtype"]) if kw.get("dtype") is not None else r.dtype  # out='s dtype when given, as NumPy
         if dt.char not in "fdFD" or a.ndim == 0:
             return r
+        second = self.fold_second_input(dt, a.dtype)
         fp = FpFlags()
         try:
             with fp.recording():
                 x = a.astype(dt)
                 init = dt.type(kw["initial"]) if kw.get("initial") is not None else None
             cells = np.empty(x.shape, dtype=object)
+            src = x if second is None else a
             for i in np.ndindex(x.shape):
-                cells[i] = x[i]
-            step = np.frompyfunc(lambda p, q: uf(p, q, dtype=dt), 2, 1)
+                cells[i] = src[i]
+            if second is None:
+                step = np.frompyfunc(lambda p, q: uf(p, q, dtype=dt), 2, 1)
+            else:
+                # A T(T, U) loop (ldexp's fi->f, dl->d...): the accumulator is the first element
+                # (or initial) cast to T, each next element is cast to U.
+                step = np.frompyfunc(lambda p, q: uf(dt.type(p), second.type(q)), 2, 1)
             kw2 = {k: v for k, v in kw.items() if k in ("axis", "keepdims", "where")}
             if init is not None:
                 kw2["initial"] = init
@@ -816,6 +857,23 @@ class Case:
             return r
         self.note = (self.note + "; " if self.note else "") + "left fold by the generator: NumPy's is not"
         return ref
+
+    def fold_second_input(self, dt, src):
+        """The second input's dtype U of the loop T(T, U) -> T that NumPy's reduce runs where
+        the ufunc has no T(T, T) loop (ldexp: reduce of int16 runs fi->f, of int64 dl->d), as
+        NumPy picks it: the loop whose U is the input's dtype, else the first in order that
+        the input casts to safely. None where a T(T, T) loop exists."""
+        loops = [t.split("->") for t in self.uf.types]
+        loops = [i for i, o in loops if len(i) == 2 and o == dt.char and i[0] == dt.char]
+        if any(i[1] == dt.char for i in loops):
+            return None
+        for i in loops:
+            if i[1] == src.char:
+                return np.dtype(i[1])
+        for i in loops:
+            if np.can_cast(src, np.dtype(i[1]), "safe"):
+                return np.dtype(i[1])
+        return None
 
     def order_dependent_flags(self, a, r, kw):
         """The flags that reduce and reduceat of a REORDERABLE ufunc on floats may or may
@@ -1239,11 +1297,11 @@ def chain_self_check():
     return failed
 
 
-def _fold_outcome(name, method, values, **opts):
+def _fold_outcome(name, method, values, code="d", **opts):
     """The expected result (as an array) and flags that the generator records for NumPy's
-    `name`.`method` of float64 `values`."""
+    `name`.`method` of `values` (float64 unless `code` says otherwise)."""
     c = Case("e0", name, getattr(np, name), method)
-    c.inputs = [contiguous("d", values)]
+    c.inputs = [contiguous(code, values)]
     for k, v in opts.items():
         setattr(c, k, contiguous("?", v) if k == "where" else contiguous("l", v) if k == "indices" else v)
     kind, payload = c.run_numpy()
@@ -1281,6 +1339,18 @@ def fold_self_check():
     expect("power.reduce of a pole", r, math.inf)
     if bits != FpFlags.DIVIDE:
         failed.append("power.reduce([0., -1., 2.]) flags %s, expected the fold's {divide}" % flag_names(bits))
+    # ldexp.reduce of integers runs a T(T, U) loop: the exponents stay integers (fi->f for int16,
+    # di->d for int32, dl->d for int64); NumPy's AVX-512F fi->f and di->d give ldexp(first, last).
+    for code, want in (("h", 32.0), ("i", 32.0), ("l", 32.0)):
+        expect("ldexp.reduce of %s left fold" % np.dtype(code).name, _fold_outcome("ldexp", "reduce", [1, 2, 3],
+                                                                                     code=code)[0], want)
+    expect("ldexp.reduce, dtype=float64", _fold_outcome("ldexp", "reduce", [1, 200, -200], code="h", dtype="d")[0],
+           1.0)
+    expect("ldexp.reduce, initial 3", _fold_outcome("ldexp", "reduce", [2, -1, 4], code="h", initial=3.0)[0], 96.0)
+    r, bits = _fold_outcome("ldexp", "reduce", [1, 200, -200], code="h")  # 2^200 overflows float32 first
+    expect("ldexp.reduce of int16 through an overflow", r, math.inf)
+    if bits != FpFlags.OVERFLOW:
+        failed.append("ldexp.reduce(int16 [1, 200, -200]) flags %s, expected the fold's {overflow}" % flag_names(bits))
     return failed
 
 
@@ -1319,6 +1389,17 @@ def flags_self_check():
     o = Arr("d", np.full(2, 1e300))
     expect("stale out=", flags_of("add", np.array([1.0, 2.0], "f"), np.array([1.0, 2.0], "f"), out=[o],
                                   where=contiguous("?", [True, False]), signature="ff->f")[1], f.OVERFLOW)
+    # Complex absolute: NumPy's SIMD path clears the status word, its scalar path (a 1-d
+    # operand with a negative step) raises overflow for |z| beyond FLT_MAX: left out there only.
+    big = np.full(8, complex(3.4e38, 3.4e38), "F")
+    expect("absolute F->f, contiguous", sum(flags_of("absolute", big)), 0)
+    rev = Arr("F", big, slices=[(None, None, -1)])
+    expect("absolute F->f, reversed: raised", flags_of("absolute", rev)[0], f.OVERFLOW)
+    expect("absolute F->f, reversed: left out", flags_of("absolute", rev)[1], f.OVERFLOW)
+    # The cast of D->d's finite 4.8e38 into a float32 out= is the cast's overflow: compared.
+    o = Arr("f", np.zeros(8, "f"), slices=[(None, None, -1)])
+    expect("absolute D->d into float32", flags_of("absolute", Arr("D", big.astype("D"), slices=[(None, None, -1)]),
+                                                  out=[o], casting="unsafe"), (f.OVERFLOW, 0))
     return failed
 
 
@@ -1384,6 +1465,21 @@ EMPTY_CASES = 20  # per ufunc: 16 reduce (4 shapes x 8 axes), 2 accumulate, 2 re
 # tame values (a chain of random values overflows or vanishes within a few steps).
 FOLD_UFUNCS = ("power", "float_power", "arctan2")
 FOLD_VARIANTS = ("reduce:3", "reduce:4", "reduce:9", "reduce:17", "reduce:33", "reduce2d", "reduceat", "accumulate")
+# Complex absolute near the top of the range ('huge:<layout>'): |z| beyond the largest finite
+# number, which NumPy's SIMD path returns as inf without a flag (Case.layout_flags), in the layouts
+# of its SIMD path and of its scalar fallback, into out= views and wider or narrower out=, and at.
+# Random complex values almost never have both parts that large.
+HUGE_LAYOUTS = ("contiguous", "reversed", "strided", "out2d", "other-out", "at")
+# ldexp.reduce of integers ('ldexp:<input code>:<dtype= or ->:<variant>'): the T(T, U) loops NumPy's
+# reduce runs (fi->f for int16, di->d for int32...), whose AVX-512F versions get chains of three or
+# more wrong (Case.left_fold); (input code, dtype=, the loop, variants). The exhaustive set has no
+# other reduce of ldexp (it has no T(T, T) loop).
+LDEXP_CHAINS = ("reduce:3", "reduce:17", "reduce:33", "reduce2d", "initial")
+LDEXP_FOLDS = (("h", None, "fi->f", LDEXP_CHAINS), ("H", None, "fi->f", LDEXP_CHAINS),
+               ("i", None, "di->d", LDEXP_CHAINS), ("?", "f", "fi->f", LDEXP_CHAINS),
+               ("h", "d", "di->d", LDEXP_CHAINS), ("i", "f", "fi->f", LDEXP_CHAINS),
+               ("l", None, "dl->d", ("reduce:17", "initial")), ("I", None, "dl->d", ("reduce:17", "initial")),
+               ("l", "f", "fl->f", ("reduce:17", "initial")))
 
 
 def exhaustive_tasks(ufs):
@@ -1432,6 +1528,16 @@ def exhaustive_tasks(ufs):
             for loop in single:
                 if is_inexact_code(loop[0]):
                     tasks += [(name, loop, "fold:" + v) for v in FOLD_VARIANTS]
+    # The classes added for seed 7's mismatches, after all the others (whose ids stay).
+    if "absolute" in ufs and not isinstance(ufs["absolute"][0], UserUfunc):
+        for loop in restricted_loops(ufs["absolute"][0]):
+            if loop in Case.STATUS_CLEARING["absolute"]:
+                tasks += [("absolute", loop, "huge:" + v) for v in HUGE_LAYOUTS]
+    if "ldexp" in ufs and not isinstance(ufs["ldexp"][0], UserUfunc):
+        loops = restricted_loops(ufs["ldexp"][0])
+        for code, dt, loop, variants in LDEXP_FOLDS:
+            if loop in loops:
+                tasks += [("ldexp", loop, "ldexp:%s:%s:%s" % (code, dt or "-", v)) for v in variants]
     return tasks
 
 
@@ -1585,6 +1691,10 @@ def exhaustive_case(seed, index, task, ufs):
         return empty_case(rng, c, ins[0], int(variant.split(":")[1]))
     if variant.startswith("fold:"):
         return fold_case(rng, c, ins[0], variant.split(":", 1)[1])
+    if variant.startswith("huge:"):
+        return huge_case(rng, c, ins[0], outs[0], variant.split(":", 1)[1])
+    if variant.startswith("ldexp:"):
+        return ldexp_case(rng, c, *variant.split(":", 3)[1:])
     if variant == "scalar":
         shape = random_shape(rng, int(rng.integers(0, 4)))
         k = int(rng.integers(0, uf.nin))
@@ -1707,6 +1817,92 @@ def fold_case(rng, c, code, variant):
         shape = (17,)
     c.inputs = [make_operand(rng, code, shape, lambda n: tame_values(rng, name, code, n), p_slice=0.3,
                              p_transpose=0.3, p_broadcast=0.0)]
+    return c
+
+
+def huge_values(rng, code, n):
+    """n complex values of dtype code, most with both parts near the largest finite number
+    (|z| beyond it, or below it), some tiny, infinite, NaN or ordinary. No |z| within a few
+    percent of the largest number: there NumPy's SIMD formula (larger * sqrt(1 + ratio^2))
+    rounds to inf where the correctly rounded hypot (NumPy's scalar fallback, the library's) is
+    finite, a difference of rounding, not of flags."""
+    real = np.dtype("f" if code == "F" else "d")
+    fi = np.finfo(real)
+    mx = float(fi.max)
+    with np.errstate(all="ignore"):
+        # |z| of two of them: 1.41, 1.25, 1.17, 1.12, 1.06 or 0.96, 0.90, 0.85, 0.78, 0.71 times max
+        # (max itself with 1e30 or 1e300, which is below half an ulp of it).
+        huge = [mx, -mx, 0.75 * mx, -0.5 * mx, 0.6 * mx, 1e30 if code == "F" else 1e300]
+        other = [0.0, -0.0, 1.0, -3.0, float(fi.tiny), float(fi.smallest_subnormal), math.inf, -math.inf, math.nan]
+        re = np.where(rng.random(n) < 0.8, rng.choice(huge, n), rng.choice(other, n)).astype(real)
+        im = np.where(rng.random(n) < 0.8, rng.choice(huge, n), rng.choice(other, n)).astype(real)
+    v = np.empty(n, np.dtype(code))
+    v.real, v.imag = re, im
+    return v
+
+
+def huge_case(rng, c, code, out_code, layout):
+    """'huge:<layout>' of HUGE_LAYOUTS for absolute's complex loops."""
+    c.signature = None
+    n = 37  # a SIMD body and a tail on every instruction set
+    if layout == "contiguous":
+        c.inputs = [contiguous(code, huge_values(rng, code, n))]
+    elif layout == "reversed":  # NumPy's scalar fallback: it raises overflow (left out, layout_flags)
+        c.inputs = [Arr(code, huge_values(rng, code, 2 * n), slices=[(None, None, -2)])]
+    elif layout == "strided":
+        c.inputs = [make_operand(rng, code, (5, 9), lambda k: huge_values(rng, code, k), p_slice=1.0,
+                                 p_transpose=0.5, p_broadcast=0.0)]
+    elif layout == "out2d":  # seed 7's r9241: out= a view with negative steps
+        c.inputs = [contiguous(code, huge_values(rng, code, 64).reshape(4, 16))]
+        c.out = [Arr(out_code, np.zeros((8, 48), out_code), slices=[(7, 0, -2), (47, 1, -3)])]
+        c.casting = "safe"
+    elif layout == "other-out":  # F->f into float64 (inf stays inf); D->d into float32 (the cast overflows)
+        other = "d" if out_code == "f" else "f"
+        c.inputs = [contiguous(code, huge_values(rng, code, n))]
+        c.out = [make_operand(rng, other, (n,), lambda k: np.zeros(k, other), p_slice=0.5, p_broadcast=0.0,
+                              readonly_ok=False)]
+        c.casting = "unsafe"
+    elif layout == "at":
+        c.method = "at"
+        c.inputs = [contiguous(code, huge_values(rng, code, n))]
+        c.indices = contiguous("l", rng.integers(0, n, 12))
+    else:
+        raise AssertionError(layout)
+    return c
+
+
+def ldexp_chain_values(rng, code, n):
+    """n values of integer (or bool) dtype code for ldexp.reduce chains: small exponents that
+    keep a chain finite for a few dozen steps, and now and then one far outside the float
+    range (overflow to inf, underflow to zero, from where the chain stays)."""
+    if code == "?":
+        return rng.random(n) < 0.6
+    info = np.iinfo(np.dtype(code))
+    v = rng.integers(-6, 7, n)
+    if n and rng.random() < 0.5:
+        v[int(rng.integers(0, n))] = int(rng.choice([150, -160, 1100, -1200, 30000, -30000, int(info.max)]))
+    return np.clip(v, info.min, info.max).astype(np.dtype(code))
+
+
+def ldexp_case(rng, c, code, dtype, variant):
+    """'ldexp:<code>:<dtype or ->:<variant>' of LDEXP_FOLDS: reduce of integer chains of several
+    lengths (strided or not), of a 2-d array along either axis, and with initial= and where=."""
+    c.signature = None
+    c.method = "reduce"
+    c.dtype = None if dtype == "-" else dtype
+    values = lambda k: ldexp_chain_values(rng, code, k)  # noqa: E731
+    if variant.startswith("reduce:"):
+        shape = (int(variant.split(":")[1]),)
+    elif variant == "reduce2d":
+        shape, c.axis = ((5, 17), -1) if rng.random() < 0.5 else ((17, 5), 0)
+        c.keepdims = bool(rng.integers(0, 2))
+    elif variant == "initial":
+        shape = (17,)
+        c.initial = float(rng.choice([1.0, 3.0, -0.5, 2.5]))
+        c.where = make_operand(rng, "?", shape, lambda k: rng.random(k) < 0.7, p_slice=0.3)
+    else:
+        raise AssertionError(variant)
+    c.inputs = [make_operand(rng, code, shape, values, p_slice=0.3, p_transpose=0.3, p_broadcast=0.0)]
     return c
 
 

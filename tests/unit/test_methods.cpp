@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -1087,5 +1088,20 @@ TEST_CASE("methods: reduce runs a loop whose second input has another dtype (lde
     for (std::size_t i = 200; i < 300; ++i) rows[i] = -1;
     r = ldexp.reduce(ufunc::asarray<std::int8_t>(rows).reshape({3, 100}), {.axis = 0, .target = target});
     CHECK(r.to_vector<float>() == std::vector<float>(100, 2.0f));
+    // Seed 7's r28102: 33 int16 (fi->f), through 2^40 and underflow to -0.0, where the chain stays; only
+    // underflow. NumPy 2.4's AVX-512 fi->f keeps ldexp(acc, last) of each block of 16: ldexp(-25611, 31281)
+    // overflows, and it returns -inf.
+    const std::vector<std::int16_t> chain = {
+        -25611, 40,    -4146, -28801, 33,  24871, -27369, -128, -4651, -1, 40,     5, 32, 64, 19299, -16,  31281,
+        -15,    -5509, 1,     -12447, -20, -16,   -32114, -100, 30,    32, -30300, 8, 32, 7,  -3,    26576};
+    unsigned seen = 0;
+    {
+      ufunc::errstate record({.all = ufunc::fp_policy::call}, [&](std::string_view, unsigned f) { seen |= f; });
+      r = ldexp.reduce(ufunc::asarray<std::int16_t>(std::span<const std::int16_t>(chain)), {.target = target});
+    }
+    CHECK(r.type() == ufunc::float32);
+    CHECK(r.item<float>() == 0.0f);
+    CHECK(std::signbit(r.item<float>()));
+    CHECK(seen == static_cast<unsigned>(ufunc::fp_flag::underflow));
   }
 }

@@ -279,6 +279,19 @@ struct fp_rule<::ufunc::ops::hypot> {
   }
 };
 
+// NumPy's complex absolute (F->f, D->d) raises nothing: its loops clear the status word, so |z|
+// beyond the largest finite number is inf without `overflow` (ops::absolute on the host likewise).
+template <>
+struct fp_rule<::ufunc::ops::absolute> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    if constexpr (fp::complex_parts<A>::value)
+      return 0u;
+    else
+      return fp::generic(r, a);
+  }
+};
+
 // The sign of a complex infinity is NaN without a flag in NumPy (z / |z|, inf / inf
 // taken as a quiet NaN).
 template <>
