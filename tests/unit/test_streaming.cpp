@@ -193,6 +193,10 @@ TEST_CASE("parallel: split_pays weighs the time saved against the wake cost") {
   CHECK_FALSE(par::split_pays(10'000, 1000, 0, 8, 0));         // nothing left
   CHECK_FALSE(par::split_pays(10'000, 0, 9000, 8, 0));
   CHECK(par::wake_cost_ns() >= 0);
+  CHECK(par::wake_cost_ns() <= 1'000'000);  // a thread that does not come costs the limit
+  CHECK(par::probe_size(32768) == 2048);
+  CHECK(par::probe_size(100) == 6);
+  CHECK(par::probe_size(5) == 1);
 }
 
 TEST_CASE("parallel: by measured cost, one-grain calls stay on the calling thread and costly ones split") {

@@ -133,15 +133,31 @@ void split(const elementwise_task& task, std::int64_t first, std::int64_t n, std
     body();
 }
 
-// The median of a few calls that wake every worker of the arena for an empty piece
-// each, after one that starts them: the fixed cost a split call pays.
+// What a split call pays before its work is shared: the time until every thread of the
+// arena has taken a piece, each piece waiting for the others (the median of a few such
+// calls, after one that starts the workers). A thread that does not come within the
+// limit (a busy machine) makes the limit the cost, so that calls are not split there.
+// An empty parallel_for would not do: the calling thread runs all its pieces itself
+// before a worker wakes.
+constexpr std::int64_t wake_limit_ns = 1'000'000;
+
 std::int64_t measure_wake_ns() {
   auto once = [] {
     const int threads = tbb::this_task_arena::max_concurrency();
+    std::atomic<int> arrived{0};
+    const tsan_sync sync;
+    const tsan_sync::call_scope call(sync);
     const auto start = clock_type::now();
     tbb::parallel_for(
-        tbb::blocked_range<int>(0, threads), [](const tbb::blocked_range<int>&) {}, tbb::simple_partitioner());
-    return elapsed_ns(start);
+        tbb::blocked_range<int>(0, threads),
+        [&arrived, tokens = sync.piece_tokens(), threads, start](const tbb::blocked_range<int>& r) {
+          const tsan_sync::piece_scope scope(tokens);
+          arrived.fetch_add(static_cast<int>(r.size()), std::memory_order_acq_rel);
+          while (arrived.load(std::memory_order_acquire) < threads && elapsed_ns(start) < wake_limit_ns) {
+          }
+        },
+        tbb::simple_partitioner());
+    return std::min(elapsed_ns(start), wake_limit_ns);
   };
   std::int64_t samples[5];
   auto body = [&] {
@@ -194,15 +210,20 @@ void execute(const elementwise_task& task) {
     task.run(0, n);
     return;
   }
-  // By measured cost: the first grain runs here, timed; the rest is split only if
-  // its estimated serial time, shared by the threads, saves more than waking them costs.
+  // By measured cost: a probe (a sixteenth of a grain, so that little of the work is
+  // kept off the other threads) runs here, timed; the rest is split only if its
+  // estimated serial time, shared by the threads its pieces can occupy, saves more
+  // than waking them costs.
+  const std::int64_t p = probe_size(g);
   const auto start = clock_type::now();
-  task.run(0, g);
+  task.run(0, p);
   const std::int64_t probe_ns = elapsed_ns(start);
-  if (split_pays(probe_ns, g, n - g, arena_threads(), wake_cost_ns()))
-    split(task, g, n, g);
+  const std::int64_t pieces = (n - 1) / g + 1;
+  const int threads = static_cast<int>(std::min<std::int64_t>(arena_threads(), pieces));
+  if (split_pays(probe_ns, p, n - p, threads, wake_cost_ns()))
+    split(task, p, n, g);
   else
-    task.run(g, n);
+    task.run(p, n);
 }
 
 }  // namespace ufunc::backends::parallel

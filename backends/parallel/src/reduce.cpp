@@ -61,8 +61,9 @@ void run(void* context) {
   // By measured cost (as execute()): the first piece runs on this thread, timed, and
   // the rest is split only if split_pays; otherwise it runs here too.
   bool split = !c.measured;
-  auto decide = [&](std::int64_t probe_ns, std::int64_t probe_elements) {
-    split = split_pays(probe_ns, probe_elements, task.size() - probe_elements, threads, wake_cost_ns());
+  auto decide = [&](std::int64_t probe_ns, std::int64_t probe_elements, std::int64_t pieces) {
+    const int busy = static_cast<int>(std::min<std::int64_t>(threads, pieces));
+    split = split_pays(probe_ns, probe_elements, task.size() - probe_elements, busy, wake_cost_ns());
   };
   if (blocks > 1 && units < 2 * static_cast<std::int64_t>(threads)) {
     // Few outputs, long reductions: the blocks of one unit on every thread, then the
@@ -75,10 +76,10 @@ void run(void* context) {
     for (std::int64_t u = 0; u < units; ++u) {
       std::int64_t first = 0;  // blocks of this unit already done
       if (c.measured && u == 0) {
-        first = std::min(blocks, bgrain);
+        first = std::min(blocks, probe_size(bgrain));
         const auto start = clock_type::now();
         piece(task, tokens, [&] { task.block_partials(0, 0, first, partials.data(), nonempty.get()); });
-        decide(elapsed_ns(start), first * per_block);
+        decide(elapsed_ns(start), first * per_block, (blocks - 1) / bgrain + 1);
       }
       if (u == 0 && split) count_split();
       if (!split) {
@@ -108,10 +109,10 @@ void run(void* context) {
   const std::int64_t ugrain = std::max<std::int64_t>(1, c.grain / per_unit);
   std::int64_t first = 0;  // units already done
   if (c.measured) {
-    first = std::min(units, ugrain);
+    first = std::min(units, probe_size(ugrain));
     const auto start = clock_type::now();
     piece(task, tokens, [&] { task.run_units(0, first); });
-    decide(elapsed_ns(start), first * per_unit);
+    decide(elapsed_ns(start), first * per_unit, (units - 1) / ugrain + 1);
     if (!split) {
       piece(task, tokens, [&] { task.run_units(first, units); });
       return;

@@ -10,12 +10,19 @@ class elementwise_task;
 
 namespace ufunc::backends::parallel {
 
-/// Runs every element of `task`. By default (threshold() 0) the call's first grain runs
-/// on the calling thread, timed, and the rest is split over the arena's threads only if
+/// Runs every element of `task`. Calls of at most one grain run on the calling thread.
+/// Larger ones, by default (threshold() 0), run a probe of probe_size() elements on the
+/// calling thread, timed, and split the rest over the arena's threads only if
 /// split_pays() says that saves more than waking them costs; so a call on target
 /// parallel is not slower than on cpu at any size. An exception thrown by the loop on
 /// any worker reaches the caller.
 void execute(const elementwise_task& task);
+
+/// The elements a call times before deciding to split: a sixteenth of the grain (at
+/// least 1), small enough that the probe keeps little work off the other threads.
+[[nodiscard]] constexpr std::int64_t probe_size(std::int64_t grain) noexcept {
+  return grain / 16 > 0 ? grain / 16 : 1;
+}
 
 /// Whether splitting `rest` elements over `threads` threads pays, when `probe`
 /// elements took `probe_ns` on one thread and waking the workers costs `wake_ns`: the
@@ -32,8 +39,9 @@ void execute(const elementwise_task& task);
 /// diagnostic, for tests and for seeing what the measured split decides.
 [[nodiscard]] std::uint64_t split_calls() noexcept;
 
-/// The measured cost (ns) of waking the arena's workers for one split call: the median
-/// of a few empty calls, measured on first need and again after set_max_threads().
+/// The measured cost (ns) of waking the arena's workers for one split call: how long
+/// until every thread has taken a piece (median of a few calls, at most 1 ms),
+/// measured on first need and again after set_max_threads().
 [[nodiscard]] std::int64_t wake_cost_ns();
 
 /// Elements per piece of work. Defaults to a measured value (32768); the
