@@ -161,8 +161,8 @@ bool has_zero_stride(const array& a) {
 
 // Folds `a` (and the mask) into `acc`, which has been initialized: one box when a
 // start value exists, else the boxes that leave out the element copied first.
-void run_reduce_folds(const function& f, target_id t, const reduce_plan& p, const array& a, const array& where,
-                      const array& acc, bool keepdims, fp_scope* method_fp) {
+void run_reduce_folds(const function& /*f: the plan has its loop*/, target_id t, const reduce_plan& p, const array& a,
+                      const array& where, const array& acc, bool keepdims, fp_scope* method_fp) {
   const dim_vector acc_strides = spread_strides(p, acc, keepdims);
   dim_vector where_strides;
   if (where.valid()) where_strides = broadcast_strides(where.shape(), where.strides(), a.shape());
