@@ -139,38 +139,49 @@ const loop_entry& select_loop(const function_state& st, std::span<const resolver
       if (exact) return loop;
     }
   }
-  // With fixed types (dtype=, signature=), NumPy still prefers the loop the inputs
-  // promote to: first exact inputs, then safe casts, then the caller's rule.
-  const loop_entry* first_fixed_match = nullptr;
+  // With fixed types (dtype=, signature=), NumPy's dispatcher first takes a loop that
+  // has the fixed types and exactly the inputs' dtypes.
   const int nargs = st.nin + st.nout;
   if (fixed.any) {
     for (const auto& loop : st.loops) {
       if (!fits_fixed(loop, fixed, nargs)) continue;
-      if (!first_fixed_match) first_fixed_match = &loop;
       bool exact = true;
       for (int i = 0; i < st.nin && exact; ++i) exact = !in[i].weak && in[i].type == loop.types.input(i);
       if (exact) return loop;
     }
   }
-  // Safe casts first; the caller's own rule only with fixed types.
-  auto first_matching = [&](casting search_rule) -> const loop_entry* {
+  // NumPy's search (type_tuple_type_resolver): the first loop that has the fixed types
+  // and that every other input casts to safely (or under casting='no'/'equiv', when the
+  // caller asks for those); inputs fixed by signature= are not checked here, the
+  // caller's cast check does that once the loop is chosen.
+  const casting search_rule = fixed.any && rule < casting::safe ? rule : casting::safe;
+  auto first_matching = [&](const fixed_types& fx) -> const loop_entry* {
     for (const auto& loop : st.loops) {
-      bool ok = fits_fixed(loop, fixed, nargs);
-      for (int i = 0; i < st.nin && ok; ++i) ok = input_matches(in[i], loop.types.input(i), search_rule);
+      bool ok = fits_fixed(loop, fx, nargs);
+      for (int i = 0; i < st.nin && ok; ++i)
+        ok = fx.slot[i].has_value() || input_matches(in[i], loop.types.input(i), search_rule);
       if (ok) return &loop;
     }
     return nullptr;
   };
-  if (const auto* loop = first_matching(casting::safe)) return *loop;
-  // NumPy's legacy type resolvers (ufuncs with mixed-type loops, ldexp) take dtype=
-  // as a loop to search for by safe casts only, whatever casting= says:
-  // np.ldexp(float64, int64, dtype='float32') has no loop even with casting='unsafe'.
-  const bool safe_search_only = st.safe_dtype_search && !inputs_fixed(fixed, st.nin);
-  if (fixed.any && rule != casting::safe && !safe_search_only)
-    if (const auto* loop = first_matching(rule)) return *loop;
-  // As NumPy: with fixed types, the first loop that has them is chosen anyway, and
-  // the caller's cast check then names the input that cannot be converted.
-  if (first_fixed_match && !safe_search_only) return *first_fixed_match;
+  if (const auto* loop = first_matching(fixed)) return *loop;
+  // Then NumPy's legacy meaning of dtype=: when every output is fixed to one dtype, the
+  // inputs not fixed take it too ("homogeneous"), and the first loop with those types
+  // is chosen whatever the inputs are; the caller's cast check then names the input that
+  // cannot be converted (np.absolute(complex128, dtype='float32') picks f->f and raises
+  // "Cannot cast ufunc 'absolute' input ...", not F->f; np.ldexp(float64, int64,
+  // dtype='float32') has no loop even with casting='unsafe').
+  if (fixed.any && st.nout > 0) {
+    std::optional<dtype> same = fixed.slot[st.nin];
+    for (int i = st.nin + 1; i < nargs && same; ++i)
+      if (fixed.slot[i] != same) same.reset();
+    if (same) {
+      fixed_types homogeneous = fixed;
+      for (int i = 0; i < st.nin; ++i)
+        if (!homogeneous.slot[i]) homogeneous.slot[i] = same;
+      if (const auto* loop = first_matching(homogeneous)) return *loop;
+    }
+  }
   std::vector<dtype> types;
   for (const auto& r : in) types.push_back(r.type);
   std::string msg = "ufunc '" + st.name + "' has no loop for input dtypes " + dtype_list(types);

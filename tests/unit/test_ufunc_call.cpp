@@ -516,3 +516,55 @@ TEST_CASE("ufunc call: calls that differ only in a Python scalar's value or kind
     CHECK(ufunc::add(2, 1.5).type() == ufunc::float64);
   }
 }
+
+TEST_CASE("ufunc call: dtype= searches (None.., X) by safe casts, then the homogeneous (X.., X) (NumPy)") {
+  // NumPy's type_tuple_type_resolver: dtype=X is the signature (None, ..., X); the
+  // first loop with that output whose other inputs cast safely wins; failing that, the
+  // inputs take X too and the first (X, ..., X) loop is chosen whatever the inputs are,
+  // so the cast check names the input; failing that, "No loop matching".
+  using ufunc::casting;
+  auto c128 = ufunc::full<std::complex<double>>({2}, {3.0, 4.0});
+  auto c64 = ufunc::full<std::complex<float>>({2}, {3.0f, 4.0f});
+  auto f64 = ufunc::full<double>({2}, 2.25);
+  auto f32 = ufunc::full<float>({2}, 2.25f);
+  auto i64 = ufunc::full<std::int64_t>({2}, 4);
+  // np.absolute(complex128, dtype='float32'): f->f, not F->f (differential r29574).
+  try {
+    (void)ufunc::absolute(c128, {.dtype = ufunc::float32});
+    FAIL("expected casting_error");
+  } catch (const ufunc::casting_error& e) {
+    CHECK(contains(e.what(), "input 0 from complex128 to float32 with casting rule 'same_kind'"));
+  }
+  auto unsafe = ufunc::absolute(c128, {.dtype = ufunc::float32, .casting = casting::unsafe});
+  CHECK(unsafe.type() == ufunc::float32);
+  CHECK(unsafe.at<float>(0) == 3.0f);  // |real part|: the f->f loop, not |3+4j|
+  CHECK_THROWS_AS(ufunc::absolute(c128, {.dtype = ufunc::float32, .casting = casting::no}), ufunc::casting_error);
+  CHECK(ufunc::absolute(c128, {.dtype = ufunc::float64}).at<double>(0) == 5.0);  // D->d: exact input
+  CHECK(ufunc::absolute(c128, {.dtype = ufunc::float64, .casting = casting::no}).at<double>(0) == 5.0);
+  CHECK(ufunc::absolute(c64, {.dtype = ufunc::float64}).at<double>(0) == 5.0);  // F casts safely to D
+  CHECK(ufunc::absolute(c64, {.dtype = ufunc::float32}).at<float>(0) == 5.0f);
+  CHECK_THROWS_AS(ufunc::absolute(c128, {.dtype = ufunc::complex64}), ufunc::no_loop_error);
+  CHECK_THROWS_AS(ufunc::absolute(f64, {.dtype = ufunc::int64}), ufunc::casting_error);
+  CHECK(ufunc::absolute(f64, {.dtype = ufunc::int64, .casting = casting::unsafe}).at<std::int64_t>(0) == 2);
+  CHECK(ufunc::absolute(i64, {.dtype = ufunc::float32}).type() == ufunc::float32);
+  CHECK_THROWS_AS(ufunc::sqrt(c128, {.dtype = ufunc::float64}), ufunc::casting_error);
+  CHECK(ufunc::sqrt(c128, {.dtype = ufunc::float64, .casting = casting::unsafe}).at<double>(0) ==
+        doctest::Approx(1.7320508075688772));
+  CHECK_THROWS_AS(ufunc::add(c128, c128, {.dtype = ufunc::float32}), ufunc::casting_error);
+  CHECK(ufunc::add(c128, c128, {.dtype = ufunc::float32, .casting = casting::unsafe}).at<float>(0) == 6.0f);
+  try {
+    (void)ufunc::add(i64, f64, {.dtype = ufunc::int64});
+    FAIL("expected casting_error");
+  } catch (const ufunc::casting_error& e) {
+    CHECK(contains(e.what(), "input 1 from float64 to int64 with casting rule 'same_kind'"));
+  }
+  // Comparisons and logical ufuncs: only bool outputs; dtype=float64 has no (d, d, d).
+  CHECK(ufunc::greater(f32, f32, {.dtype = ufunc::bool_}).type() == ufunc::bool_);
+  CHECK(ufunc::greater(c128, c128, {.dtype = ufunc::bool_}).type() == ufunc::bool_);
+  CHECK_THROWS_AS(ufunc::greater(f32, f32, {.dtype = ufunc::float64}), ufunc::no_loop_error);
+  CHECK(ufunc::logical_and(c128, f64, {.dtype = ufunc::bool_}).type() == ufunc::bool_);
+  CHECK_THROWS_AS(ufunc::logical_and(f64, f64, {.dtype = ufunc::float64}), ufunc::no_loop_error);
+  CHECK(ufunc::isnan(c128, {.dtype = ufunc::bool_}).type() == ufunc::bool_);
+  CHECK_THROWS_AS(ufunc::isnan(c128, {.dtype = ufunc::float32}), ufunc::no_loop_error);
+  CHECK(ufunc::absolute(c128, {.signature = "D->d"}).at<double>(0) == 5.0);
+}

@@ -125,9 +125,10 @@ class function {
   /// where uint8_array == -1 is false everywhere.
   void set_exact_weak_integers();
   /// dtype= (without signature=) selects a loop whose inputs the arguments cast to
-  /// safely, whatever casting= says, or none (no_loop_error): NumPy's legacy type
-  /// resolution for ufuncs with mixed-type loops, np.ldexp(float64, int64,
-  /// dtype='float32') having no loop.
+  /// safely, whatever casting= says, or the homogeneous (dtype, ..., dtype) loop, or
+  /// none (no_loop_error): np.ldexp(float64, int64, dtype='float32') has no loop.
+  /// Every function now resolves dtype= this way (NumPy's type_tuple_type_resolver),
+  /// so this call changes nothing; it is kept for source compatibility.
   void set_safe_dtype_search();
   /// The loop that a call with these input dtypes would run (as ufunc.resolve_dtypes);
   /// throws no_loop_error.
