@@ -84,12 +84,6 @@ void function::set_exact_weak_integers() {
   state_->exact_weak_integers = true;
 }
 
-void function::set_safe_dtype_search() {
-  std::unique_lock lock(state_->mutex);
-  state_->stamp.store(detail::new_stamp(), std::memory_order_release);
-  state_->safe_dtype_search = true;
-}
-
 void function::set_truth_inputs() {
   std::unique_lock lock(state_->mutex);
   state_->stamp.store(detail::new_stamp(), std::memory_order_release);

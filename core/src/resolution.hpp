@@ -38,7 +38,6 @@ struct function_state {
   function::type_resolver resolver = nullptr;
   bool truth_inputs = false;
   bool exact_weak_integers = false;
-  bool safe_dtype_search = false;
   // Names this function's loop table as it is now, for the resolution cache: unique
   // across every function and every change (each change under `mutex` takes a new
   // one), so a cached loop of a destroyed function or an older table never matches.

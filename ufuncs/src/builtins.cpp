@@ -203,9 +203,6 @@ void apply_numpy_resolution_rules(function& f, int number) {
     case number_divide:
       f.set_type_resolver(&resolve_true_divide);
       break;
-    case number_ldexp:
-      f.set_safe_dtype_search();
-      break;
     case number_greater:
     case number_greater_equal:
     case number_less:

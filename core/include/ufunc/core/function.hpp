@@ -124,12 +124,6 @@ class function {
   /// int64 or uint64) instead of raising overflow_error: NumPy 2's comparisons,
   /// where uint8_array == -1 is false everywhere.
   void set_exact_weak_integers();
-  /// dtype= (without signature=) selects a loop whose inputs the arguments cast to
-  /// safely, whatever casting= says, or the homogeneous (dtype, ..., dtype) loop, or
-  /// none (no_loop_error): np.ldexp(float64, int64, dtype='float32') has no loop.
-  /// Every function now resolves dtype= this way (NumPy's type_tuple_type_resolver),
-  /// so this call changes nothing; it is kept for source compatibility.
-  void set_safe_dtype_search();
   /// The loop that a call with these input dtypes would run (as ufunc.resolve_dtypes);
   /// throws no_loop_error.
   [[nodiscard]] type_signature resolve(std::span<const dtype> inputs, const call_options& options = {}) const;
