@@ -50,6 +50,14 @@ class accumulate_task final : public unit_task {
     res_along_ = res.strides()[axis];
     x_along_ = x.strides()[axis];
     if (size_ == 0 || steps_along_ <= 1) return;
+    // NumPy calls its loop once along the axis (out[i-1], a[i] -> out[i]): beyond two steps
+    // the operands overlap and its SIMD loops run their scalar form, which differs in bits
+    // for complex multiply (no fma).
+    if (steps_along_ > 2 && loop.host_scalar != nullptr) {
+      fn_ = loop.host_scalar;
+      data_ = loop.host_scalar_data;
+      reduce_ = nullptr;
+    }
     const dim_vector shape = without(x.shape(), axis);
     const dim_vector rs = without(res.strides(), axis), xs = without(x.strides(), axis);
     const plan_operand ops[2] = {{res.data(), rs}, {x.data(), xs}};

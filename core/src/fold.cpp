@@ -135,6 +135,13 @@ void fold_task::offset_reduced(std::int64_t r, const position& p, const std::byt
 
 void fold_task::fold_n(std::byte* acc, const std::byte* x, std::int64_t n, std::int64_t step) const {
   if (n <= 0) return;
+  if (loop_.scalar) {
+    char* args[3] = {reinterpret_cast<char*>(acc), const_cast<char*>(reinterpret_cast<const char*>(x)),
+                     reinterpret_cast<char*>(acc)};
+    const std::int64_t steps[3] = {0, step, 0};
+    loop_.scalar(args, n, steps, loop_.scalar_data);
+    return;
+  }
   if (loop_.reduce) {
     loop_.reduce(reinterpret_cast<char*>(acc), reinterpret_cast<const char*>(x), n, step, loop_.data);
     return;

@@ -42,8 +42,12 @@ struct fold_loop {
   const void* data = nullptr;
   reduce_loop_fn reduce = nullptr;  // may be null; null unless U is T
   bool reorderable = false;         // false unless U is T
-  dtype type;                       // T: the accumulator's
-  dtype input;                      // U: x's elements are cast to it (ldexp's T(T, int64) reduces)
+  // NumPy's scalar loop where it differs from `elementwise` (loop_entry::host_scalar): a
+  // fold along a run is NumPy's loop with the accumulator's stride 0, which runs it.
+  inner_loop_fn scalar = nullptr;
+  const void* scalar_data = nullptr;
+  dtype type;   // T: the accumulator's
+  dtype input;  // U: x's elements are cast to it (ldexp's T(T, int64) reduces)
 };
 
 struct fold_view {

@@ -243,7 +243,12 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
     std::int64_t pos_idx[max_ndim] = {};
     std::int64_t b_off = 0;
     const int pos_nd = static_cast<int>(plan.index_shape.size());
-    if (plan.sub_shape.empty() && !plan.unary && plan.loop.reduce != nullptr && t.input(1) == a.type()) {
+    // NumPy's at runs its scalar loop (the indexed loop; a unary loop in place on one
+    // element): where that one differs in bits (complex multiply/square), it runs here.
+    const inner_loop_fn at_fn = plan.loop.host_scalar ? plan.loop.host_scalar : plan.loop.host;
+    const void* at_data = plan.loop.host_scalar ? plan.loop.host_scalar_data : plan.loop.host_data;
+    if (plan.sub_shape.empty() && !plan.unary && plan.loop.reduce != nullptr && !plan.loop.host_scalar &&
+        t.input(1) == a.type()) {
       // Single elements with a T(T, T) loop: its reduce fn folds one element, a scalar
       // call (the elementwise loop would fill SIMD lanes for one element).
       std::vector<std::int64_t> b_offsets(static_cast<std::size_t>(npos), 0);
@@ -271,7 +276,7 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
       if (single) {  // one element per position: no plan walk
         char* ap = reinterpret_cast<char*>(a.data()) + a_off;
         char* args[3] = {ap, plan.unary ? ap : reinterpret_cast<char*>(bb.data()) + b_off, ap};
-        plan.loop.host(args, 1, zero_steps, plan.loop.host_data);
+        at_fn(args, 1, zero_steps, at_data);
       } else {
         sub.for_each_run(0, sub.size(), [&](char* const* ptrs, std::int64_t n, const std::int64_t* steps) {
           char* args[3];
@@ -283,7 +288,7 @@ void function::at_impl(const array& a, std::span<const array> indices, const ope
             args[1] = ptrs[1] + b_off;
             args[2] = ptrs[2] + a_off;
           }
-          plan.loop.host(args, n, steps, plan.loop.host_data);
+          at_fn(args, n, steps, at_data);
         });
       }
       // Next index position (C order), and b's offset there.

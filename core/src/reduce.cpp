@@ -175,6 +175,10 @@ void run_reduce_folds(const function& /*f: the plan has its loop*/, target_id t,
   const bool uniform = fl.input == fl.type;
   fl.reduce = uniform ? p.loop.reduce : nullptr;
   fl.reorderable = uniform && p.loop.reorderable;
+  if (uniform && !fl.reorderable) {
+    fl.scalar = p.loop.host_scalar;
+    fl.scalar_data = p.loop.host_scalar_data;
+  }
   fp_scope own;
   fp_scope& fp = method_fp != nullptr ? *method_fp : own;
   auto run_box = [&](const dim_vector& shape, const std::byte* x, const std::byte* mask) {

@@ -4,8 +4,10 @@
 // them check what tables cannot: user functors, summation accuracy, determinism on the
 // parallel target, ufunc.at, and the messages.
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <span>
 #include <sstream>
 #include <string>
@@ -1104,4 +1106,101 @@ TEST_CASE("methods: reduce runs a loop whose second input has another dtype (lde
     CHECK(std::signbit(r.item<float>()));
     CHECK(seen == static_cast<unsigned>(ufunc::fp_flag::underflow));
   }
+}
+
+namespace {
+
+// Both parts equal, any NaN matching any NaN (NumPy's NaN signs vary by loop).
+bool same_parts(std::complex<double> got, std::complex<double> want) {
+  const auto eq = [](double g, double w) { return std::isnan(w) ? std::isnan(g) : g == w; };
+  return eq(got.real(), want.real()) && eq(got.imag(), want.imag());
+}
+
+}  // namespace
+
+TEST_CASE("complex multiply and square with infinities: NumPy's SIMD or scalar formula per method") {
+  // NumPy's SIMD loops form (ac - bd) + (ad + bc)j with fmas (fmaddsub); on in-place or
+  // overlapping operands and zero strides they run the scalar loop, every product
+  // rounded: ufunc.at (the indexed loop; square in place), accumulate over more than two
+  // steps (out[i-1] overlaps out[i] along the axis). Where a product overflows the two
+  // differ: (1e200+1j) * (inf-1e200j) is inf+infj with fmas and inf+nanj without.
+  using C = std::complex<double>;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const C p{1e200, 1}, q{inf, -1e200};
+  const C fused{inf, inf}, scalar{inf, nan};
+  ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+
+  // np.multiply(np.full(8, p), np.full(8, q)): inf+infj
+  const auto el = ufunc::multiply(ufunc::full<C>({8}, p), ufunc::full<C>({8}, q)).to_vector<C>();
+  for (const C& v : el) CHECK(same_parts(v, fused));
+
+  // a = np.full(4, p); np.multiply.at(a, [1], q): a[1] is inf+nanj
+  auto a = ufunc::full<C>({4}, p);
+  ufunc::multiply.at(a, ufunc::asarray<std::int64_t>({1}), ufunc::asarray<C>({q}));
+  CHECK(same_parts(a.to_vector<C>()[1], scalar));
+  CHECK(same_parts(a.to_vector<C>()[0], p));
+  // 2-d a, one index: every element of the row by the scalar loop
+  auto a2 = ufunc::full<C>({3, 4}, p);
+  ufunc::multiply.at(a2, ufunc::asarray<std::int64_t>({1}), ufunc::full<C>({4}, q));
+  for (int j = 0; j < 4; ++j) CHECK(same_parts(a2.to_vector<C>()[4 + j], scalar));
+
+  // np.multiply.accumulate([p, q]): one step, the SIMD loop: [p, inf+infj]
+  CHECK(same_parts(ufunc::multiply.accumulate(ufunc::asarray<C>({p, q})).to_vector<C>()[1], fused));
+  // np.multiply.accumulate([p, q, q]): [p, inf+nanj, nan+nanj]
+  const auto acc3 = ufunc::multiply.accumulate(ufunc::asarray<C>({p, q, q})).to_vector<C>();
+  CHECK(same_parts(acc3[1], scalar));
+  CHECK(same_parts(acc3[2], C{nan, nan}));
+  // x = np.full((5, 2, 3, 4), q); x[:, :, 0] = p; np.multiply.accumulate(x, axis=-2)[..., 1, :]: inf+nanj
+  {
+    std::vector<C> v(5 * 2 * 3 * 4, q);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if ((i / 4) % 3 == 0) v[i] = p;
+    const auto x = ufunc::asarray<C>(std::span<const C>(v)).reshape({5, 2, 3, 4});
+    const auto r = ufunc::multiply.accumulate(x, {.axis = -2}).to_vector<C>();
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const std::size_t k = (i / 4) % 3;
+      CHECK(same_parts(r[i], k == 0 ? p : k == 1 ? scalar : C{nan, nan}));
+    }
+  }
+  // x = np.full((2, 4), q); x[0] = p; np.multiply.accumulate(x, axis=0)[1]: inf+infj (one step)
+  {
+    std::vector<C> v(8, q);
+    for (int j = 0; j < 4; ++j) v[static_cast<std::size_t>(j)] = p;
+    const auto r = ufunc::multiply.accumulate(ufunc::asarray<C>(std::span<const C>(v)).reshape({2, 4}), {.axis = 0})
+                       .to_vector<C>();
+    for (int j = 4; j < 8; ++j) CHECK(same_parts(r[static_cast<std::size_t>(j)], fused));
+  }
+
+  // np.multiply.reduce([p, q]): inf+nanj; np.multiply.reduce(x (2, 4), axis=0): inf+infj
+  CHECK(same_parts(ufunc::multiply.reduce(ufunc::asarray<C>({p, q})).to_vector<C>()[0], scalar));
+  {
+    std::vector<C> v(8, q);
+    for (int j = 0; j < 4; ++j) v[static_cast<std::size_t>(j)] = p;
+    const auto r =
+        ufunc::multiply.reduce(ufunc::asarray<C>(std::span<const C>(v)).reshape({2, 4}), {.axis = 0}).to_vector<C>();
+    for (const C& x : r) CHECK(same_parts(x, fused));
+  }
+
+  // NumPy's product starts from the identity 1: np.multiply.reduce([inf+1j]) is inf+nanj (0 * inf),
+  // np.multiply.reduce([inf+1j, 2]) nan+nanj
+  CHECK(same_parts(ufunc::multiply.reduce(ufunc::asarray<C>({C{inf, 1}})).to_vector<C>()[0], C{inf, nan}));
+  CHECK(same_parts(ufunc::multiply.reduce(ufunc::asarray<C>({C{inf, 1}, C{2, 0}})).to_vector<C>()[0], C{nan, nan}));
+
+  // np.multiply.reduceat([p, q, q, p, q], [0, 3]): [nan+nanj, inf+nanj]
+  const auto ra =
+      ufunc::multiply.reduceat(ufunc::asarray<C>({p, q, q, p, q}), ufunc::asarray<std::int64_t>({0, 3})).to_vector<C>();
+  CHECK(same_parts(ra[0], C{nan, nan}));
+  CHECK(same_parts(ra[1], scalar));
+
+  // square(1e200+1e200j): -inf+infj elementwise (fma(a, a, -b*b)), nan+infj by square.at
+  const C z{1e200, 1e200};
+  for (const C& v : ufunc::square(ufunc::full<C>({16}, z)).to_vector<C>()) CHECK(same_parts(v, C{-inf, inf}));
+  auto s = ufunc::full<C>({16}, z);
+  ufunc::square.at(s, ufunc::asarray<std::int64_t>({3}));
+  CHECK(same_parts(s.to_vector<C>()[3], C{nan, inf}));
+  CHECK(same_parts(s.to_vector<C>()[2], z));
+  // np.square.at(x (1, 16), idx [0]): the whole row by the scalar loop
+  auto s2 = ufunc::full<C>({1, 16}, z);
+  ufunc::square.at(s2, ufunc::asarray<std::int64_t>({0}));
+  for (const C& v : s2.to_vector<C>()) CHECK(same_parts(v, C{nan, inf}));
 }

@@ -238,6 +238,8 @@ function make_builtin(int number) {
     e.vectorized = k.vectorized;
     e.reduce = k.reduce;
     e.reorderable = k.reorderable;
+    e.host_scalar = k.scalar;
+    e.host_scalar_data = k.scalar_data;
 #if defined(UFUNC_HAS_CUDA)
     const auto& dk = builtin_device_kernels().loops[i];
     e.device = dk.fn;

@@ -28,6 +28,8 @@ struct kernel {
   bool vectorized = false;
   reduce_loop_fn reduce = nullptr;  // T(T, T) loops: the fold of reduce/accumulate
   bool reorderable = false;
+  inner_loop_fn scalar = nullptr;  // NumPy's scalar loop where it differs (loop_entry::host_scalar)
+  const void* scalar_data = nullptr;
 };
 
 struct kernel_table {

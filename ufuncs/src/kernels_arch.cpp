@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 
 #include <ufunc/backends/cpu/loops.hpp>
 #include <ufunc/backends/cpu/reduce.hpp>
@@ -37,6 +38,13 @@ constexpr bool is_baseline = true;
 constexpr bool is_baseline = false;
 #endif
 
+// Whether Op has NumPy's scalar loop (Op::numpy_scalar) for Sig.
+template <class Op, class Sig>
+struct has_numpy_scalar : std::false_type {};
+template <class Op, class R, class... A>
+requires requires { typename Op::numpy_scalar; }
+struct has_numpy_scalar<Op, R(A...)> : std::is_invocable<const typename Op::numpy_scalar&, A...> {};
+
 template <int Index, class Op, class Sig>
 void put(kernel_table& table) {
   if constexpr (Index % kernel_parts == UFUNC_KERNEL_PART) {
@@ -53,6 +61,14 @@ void put(kernel_table& table) {
       if constexpr (is_fold_signature<Sig>) {
         k.reduce = backends::cpu::reduce_loop<Sig, F, arch, reorderable_loop<Op, Sig>>;
         k.reorderable = reorderable_loop<Op, Sig>;
+      }
+      // In the baseline table only (the others leave it there); -ffp-contract=off keeps every
+      // product rounded, as in NumPy's scalar loop.
+      if constexpr (is_baseline && has_numpy_scalar<Op, Sig>::value) {
+        using G = typename Op::numpy_scalar;
+        static constexpr G g{};
+        k.scalar = backends::cpu::inner_loop<Sig, G, arch>;
+        k.scalar_data = &g;
       }
     }
   }

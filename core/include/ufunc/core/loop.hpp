@@ -85,6 +85,13 @@ struct loop_entry {
   /// The CUDA launcher of reduce/accumulate/at for this loop (device_data is its
   /// state); null where the loop was not compiled for the GPU.
   device_method_fn device_reduce = nullptr;
+  /// NumPy's scalar (non-SIMD) loop where its bits differ from `host`'s (complex multiply
+  /// and square: no fma); null elsewhere. NumPy's SIMD loops fall back to it on
+  /// overlapping operands and zero strides, so ufunc.at, accumulate over more than two
+  /// steps and reductions along a run (the accumulator's stride 0) run it
+  /// (host_scalar_data is its state).
+  inner_loop_fn host_scalar = nullptr;
+  const void* host_scalar_data = nullptr;
 };
 
 }  // namespace ufunc

@@ -94,7 +94,8 @@ UFUNC_HOST_DEVICE T npy_divmod(T a, T b, T& mod) {
 
 // The complex product and quotient as NumPy writes them: std::complex's operators follow C99 Annex G
 // (__muldc3 recovers infinities) and cuda::std::complex's differ again, so either would disagree with NumPy
-// on non-finite and huge inputs. cmul is npymath's product (in cpow); the multiply and square loops use
+// on non-finite and huge inputs. cmul is npymath's product (in cpow) and that of NumPy's scalar loops (the
+// multiply and square numpy_scalar the methods run); the elementwise multiply and square loops use
 // fused_cmul, the product of NumPy's SIMD loops on any x86-64 with FMA (simd_cmul: fmaddsub), which differs
 // in the last bits and gives inf instead of nan where a part only overflows before rounding.
 template <complex_number T>
@@ -206,6 +207,16 @@ struct multiply {
   UFUNC_HOST_DEVICE T operator()(T a, T b) const {
     return detail::fused_cmul(a, b);
   }
+  // NumPy's scalar loop (no fma: +-inf parts give nan where fused_cmul keeps inf). Its SIMD loop leaves
+  // for it on overlapping operands and zero strides: ufunc.at (the indexed loop), accumulate over more
+  // than two steps (out[i-1] and out[i] overlap along the axis) and reduce along a run (the accumulator's
+  // stride 0); the methods run this one there (loop_entry::host_scalar).
+  struct numpy_scalar {
+    template <complex_number T>
+    UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+      return detail::cmul(a, b);
+    }
+  };
 };
 
 // Integers go through float64 in NumPy (the type resolver casts them); only the inexact loops exist.
@@ -545,6 +556,13 @@ struct square {
   UFUNC_HOST_DEVICE T operator()(T a) const {
     return detail::fused_cmul(a, a);
   }
+  // NumPy's scalar loop (multiply's numpy_scalar): what square.at runs (one element, in place).
+  struct numpy_scalar {
+    template <complex_number T>
+    UFUNC_HOST_DEVICE T operator()(T a) const {
+      return detail::cmul(a, a);
+    }
+  };
 };
 
 struct sqrt {
