@@ -309,48 +309,49 @@ void run_small(const options& opt) {
   const int all_threads = tbb::this_task_arena::max_concurrency();
   std::printf("# parallel wake cost (measured by the backend): %lld ns on %d threads\n",
               static_cast<long long>(ufunc::backends::parallel::wake_cost_ns()), all_threads);
-  for (const bool sine : {false, true})
-  for (std::int64_t n : small_sizes) {
-    auto a = ufunc::empty<float>({n}), b = ufunc::empty<float>({n}), c = ufunc::zeros<float>({n});
-    for (std::int64_t i = 0; i < n; ++i) {
-      a.data()[i] = static_cast<float>(i % 1000) * 0.01f - 5.0f;
-      b.data()[i] = static_cast<float>(i % 777) * 0.02f;
-    }
-    auto call = [&](ufunc::target_id t) {
-      if (sine)
-        ufunc::sin(a, {.out = {c}, .target = t});
-      else
-        ufunc::add(a, b, {.out = {c}, .target = t});
-    };
-    // About 0.2 ms per sample: long enough that a clock read is no visible part of
-    // it, short enough that most samples see no preemption on a shared machine (the
-    // median then ignores the ones that do).
-    const int probe = static_cast<int>(std::clamp<std::int64_t>((std::int64_t{1} << 20) / n, 4, 4096));
-    for (const auto& im : impls)
-      for (int i = 0; i < probe; ++i) call(im.target);
-    const auto p0 = clock_type::now();
-    for (int i = 0; i < probe; ++i) call(ufunc::target_id::cpu);
-    const double probe_ms = std::chrono::duration<double, std::milli>(clock_type::now() - p0).count() / probe;
-    const int calls = static_cast<int>(std::clamp(0.2 / probe_ms, 4.0, 100000.0));
-    std::vector<double> per_call[nimpl];
-    for (int s = 0; s < opt.small_samples; ++s) {
-      for (int k = 0; k < nimpl; ++k) {
-        const int which = (s + k) % nimpl;  // rotate who goes first
-        ufunc::backends::parallel::set_threshold(impls[which].threshold ? impls[which].threshold : base_threshold);
-        // A few untimed calls first, so that each batch starts in the state its own
-        // target leaves the machine in (TBB workers awake or asleep), not the previous one's.
-        for (int i = 0; i < std::max(2, calls / 8); ++i) call(impls[which].target);
-        const auto t0 = clock_type::now();
-        for (int i = 0; i < calls; ++i) call(impls[which].target);
-        per_call[which].push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count() / calls);
+  for (const bool sine : {false, true}) {
+    for (std::int64_t n : small_sizes) {
+      auto a = ufunc::empty<float>({n}), b = ufunc::empty<float>({n}), c = ufunc::zeros<float>({n});
+      for (std::int64_t i = 0; i < n; ++i) {
+        a.data()[i] = static_cast<float>(i % 1000) * 0.01f - 5.0f;
+        b.data()[i] = static_cast<float>(i % 777) * 0.02f;
       }
-    }
-    for (int k = 0; k < nimpl; ++k) {
-      const int threads = impls[k].target == ufunc::target_id::cpu ? 1 : all_threads;
-      if (sine)
-        emit("sin_f32_small", impls[k].name, threads, n, median(per_call[k]), n * 1e-9);
-      else
-        emit("add_f32_small", impls[k].name, threads, n, median(per_call[k]), 3.0 * n * sizeof(float));
+      auto call = [&](ufunc::target_id t) {
+        if (sine)
+          ufunc::sin(a, {.out = {c}, .target = t});
+        else
+          ufunc::add(a, b, {.out = {c}, .target = t});
+      };
+      // About 0.2 ms per sample: long enough that a clock read is no visible part of
+      // it, short enough that most samples see no preemption on a shared machine (the
+      // median then ignores the ones that do).
+      const int probe = static_cast<int>(std::clamp<std::int64_t>((std::int64_t{1} << 20) / n, 4, 4096));
+      for (const auto& im : impls)
+        for (int i = 0; i < probe; ++i) call(im.target);
+      const auto p0 = clock_type::now();
+      for (int i = 0; i < probe; ++i) call(ufunc::target_id::cpu);
+      const double probe_ms = std::chrono::duration<double, std::milli>(clock_type::now() - p0).count() / probe;
+      const int calls = static_cast<int>(std::clamp(0.2 / probe_ms, 4.0, 100000.0));
+      std::vector<double> per_call[nimpl];
+      for (int s = 0; s < opt.small_samples; ++s) {
+        for (int k = 0; k < nimpl; ++k) {
+          const int which = (s + k) % nimpl;  // rotate who goes first
+          ufunc::backends::parallel::set_threshold(impls[which].threshold ? impls[which].threshold : base_threshold);
+          // A few untimed calls first, so that each batch starts in the state its own
+          // target leaves the machine in (TBB workers awake or asleep), not the previous one's.
+          for (int i = 0; i < std::max(2, calls / 8); ++i) call(impls[which].target);
+          const auto t0 = clock_type::now();
+          for (int i = 0; i < calls; ++i) call(impls[which].target);
+          per_call[which].push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count() / calls);
+        }
+      }
+      for (int k = 0; k < nimpl; ++k) {
+        const int threads = impls[k].target == ufunc::target_id::cpu ? 1 : all_threads;
+        if (sine)
+          emit("sin_f32_small", impls[k].name, threads, n, median(per_call[k]), n * 1e-9);
+        else
+          emit("add_f32_small", impls[k].name, threads, n, median(per_call[k]), 3.0 * n * sizeof(float));
+      }
     }
   }
   ufunc::backends::parallel::set_threshold(base_threshold);

@@ -11,8 +11,8 @@ namespace {
 
 void cast_all(const array& src, const array& dst, stream_ref s) { cast(src, dst, s); }
 
-constexpr device_memory memory{&device_count, &current_stream, &allocate,     &fill_zero,
-                               &copy_to_device, &copy_to_host,  &cast_all};
+constexpr device_memory memory{&device_count,   &current_stream, &allocate, &fill_zero,
+                               &copy_to_device, &copy_to_host,   &cast_all};
 
 constexpr device_methods methods{&detail::device_reduce, &detail::device_accumulate, &detail::device_reduceat,
                                  &detail::device_at};

@@ -272,8 +272,8 @@ array device_accumulate(const function& f, const array& a, const accumulate_opti
   return deliver(res, out, ctx);
 }
 
-array device_reduceat(const function& f, const array& a, std::span<const std::int64_t> idx,
-                         const accumulate_options& o, const accumulate_plan& p) {
+array device_reduceat(const function& f, const array& a, std::span<const std::int64_t> idx, const accumulate_options& o,
+                      const accumulate_plan& p) {
   require_device_code(f, "reduceat", p.loop);
   const array* out = o.out ? &*o.out : nullptr;
   const device_context ctx = context_of(f, "reduceat", {&a, out}, o.stream, p.loop);

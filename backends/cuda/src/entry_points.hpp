@@ -16,8 +16,8 @@ result_list device_run_call(const loop_call& c);
 /// The methods on device data (device_methods.cpp).
 array device_reduce(const function& f, const array& a, const reduce_options& o, const reduce_plan& p);
 array device_accumulate(const function& f, const array& a, const accumulate_options& o, const accumulate_plan& p);
-array device_reduceat(const function& f, const array& a, std::span<const std::int64_t> idx,
-                      const accumulate_options& o, const accumulate_plan& p);
+array device_reduceat(const function& f, const array& a, std::span<const std::int64_t> idx, const accumulate_options& o,
+                      const accumulate_plan& p);
 void device_at(const function& f, const array& a, const array& b, const at_plan& plan, const call_options& options);
 
 }  // namespace ufunc::detail

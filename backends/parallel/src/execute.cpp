@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -17,7 +16,7 @@
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
 
-#include "split_stats.hpp"
+#include "measured_split.hpp"
 #include "tsan_sync.hpp"
 
 namespace ufunc::backends::parallel {
@@ -54,6 +53,18 @@ struct arena_holder {
 arena_holder& arena_state() {
   static arena_holder h;
   return h;
+}
+
+// Runs body() in the task arena set_max_threads() chose (on this thread or one of the
+// arena's), or in TBB's default arena.
+template <class Body>
+void in_arena(Body&& body) {
+  auto& s = arena_state();
+  std::shared_lock lock(s.mutex);  // set_max_threads waits for calls running in the old arena
+  if (s.arena)
+    s.arena->execute(body);
+  else
+    body();
 }
 
 }  // namespace
@@ -93,12 +104,7 @@ void set_max_threads(int threads) {
 }
 
 void run_in_arena(void (*fn)(void*), void* context) {
-  auto& s = arena_state();
-  std::shared_lock lock(s.mutex);
-  if (s.arena)
-    s.arena->execute([&] { fn(context); });
-  else
-    fn(context);
+  in_arena([&] { fn(context); });
 }
 
 namespace {
@@ -125,12 +131,7 @@ void split(const elementwise_task& task, std::int64_t first, std::int64_t n, std
         tbb::simple_partitioner());
   };
   const tsan_sync::call_scope call(sync);
-  auto& s = arena_state();
-  std::shared_lock lock(s.mutex);
-  if (s.arena)
-    s.arena->execute(body);  // may run body on another thread of the arena
-  else
-    body();
+  in_arena(body);
 }
 
 // What a split call pays before its work is shared: the time until every thread of the
@@ -160,16 +161,10 @@ std::int64_t measure_wake_ns() {
     return std::min(elapsed_ns(start), wake_limit_ns);
   };
   std::int64_t samples[5];
-  auto body = [&] {
+  in_arena([&] {
     (void)once();
     for (auto& t : samples) t = once();
-  };
-  auto& s = arena_state();
-  std::shared_lock lock(s.mutex);
-  if (s.arena)
-    s.arena->execute(body);
-  else
-    body();
+  });
   std::sort(std::begin(samples), std::end(samples));
   return samples[2];
 }
@@ -199,15 +194,12 @@ std::int64_t wake_cost_ns() {
 void execute(const elementwise_task& task) {
   const std::int64_t n = task.size();
   const std::int64_t g = grain();
-  if (const std::int64_t t = threshold(); t > 0) {  // a fixed inline limit
-    if (n <= t)
-      task.run(0, n);
-    else
-      split(task, 0, n, g);
+  if (n <= inline_limit()) {
+    task.run(0, n);
     return;
   }
-  if (n <= g) {
-    task.run(0, n);
+  if (threshold() > 0) {  // a fixed inline limit: above it, always split
+    split(task, 0, n, g);
     return;
   }
   // By measured cost: a probe (a sixteenth of a grain, so that little of the work is
@@ -215,12 +207,7 @@ void execute(const elementwise_task& task) {
   // estimated serial time, shared by the threads its pieces can occupy, saves more
   // than waking them costs.
   const std::int64_t p = probe_size(g);
-  const auto start = clock_type::now();
-  task.run(0, p);
-  const std::int64_t probe_ns = elapsed_ns(start);
-  const std::int64_t pieces = (n - 1) / g + 1;
-  const int threads = static_cast<int>(std::min<std::int64_t>(arena_threads(), pieces));
-  if (split_pays(probe_ns, p, n - p, threads, wake_cost_ns()))
+  if (probe_then_decide([&] { task.run(0, p); }, p, n, arena_threads(), (n - 1) / g + 1))
     split(task, p, n, g);
   else
     task.run(p, n);

@@ -1,7 +1,6 @@
 #include <ufunc/backends/parallel/reduce.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -14,7 +13,7 @@
 #include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/detail/method_task.hpp>
 
-#include "split_stats.hpp"
+#include "measured_split.hpp"
 #include "tsan_sync.hpp"
 
 namespace ufunc::backends::parallel {
@@ -42,12 +41,6 @@ struct run_context {
   const tsan_sync* sync;
 };
 
-using clock_type = std::chrono::steady_clock;
-
-std::int64_t elapsed_ns(clock_type::time_point since) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - since).count();
-}
-
 void run(void* context) {
   const auto& c = *static_cast<const run_context*>(context);
   const auto tokens = c.sync->piece_tokens();
@@ -59,12 +52,8 @@ void run(void* context) {
   const std::int64_t blocks = task.blocks();
   const int threads = tbb::this_task_arena::max_concurrency();
   // By measured cost (as execute()): the first piece runs on this thread, timed, and
-  // the rest is split only if split_pays; otherwise it runs here too.
+  // the rest is split only if that pays; otherwise it runs here too.
   bool split = !c.measured;
-  auto decide = [&](std::int64_t probe_ns, std::int64_t probe_elements, std::int64_t pieces) {
-    const int busy = static_cast<int>(std::min<std::int64_t>(threads, pieces));
-    split = split_pays(probe_ns, probe_elements, task.size() - probe_elements, busy, wake_cost_ns());
-  };
   if (blocks > 1 && units < 2 * static_cast<std::int64_t>(threads)) {
     // Few outputs, long reductions: the blocks of one unit on every thread, then the
     // partials combined in block order on this thread. Same bits as run_units.
@@ -77,9 +66,9 @@ void run(void* context) {
       std::int64_t first = 0;  // blocks of this unit already done
       if (c.measured && u == 0) {
         first = std::min(blocks, probe_size(bgrain));
-        const auto start = clock_type::now();
-        piece(task, tokens, [&] { task.block_partials(0, 0, first, partials.data(), nonempty.get()); });
-        decide(elapsed_ns(start), first * per_block, (blocks - 1) / bgrain + 1);
+        split = probe_then_decide(
+            [&] { piece(task, tokens, [&] { task.block_partials(0, 0, first, partials.data(), nonempty.get()); }); },
+            first * per_block, task.size(), threads, (blocks - 1) / bgrain + 1);
       }
       if (u == 0 && split) count_split();
       if (!split) {
@@ -110,9 +99,8 @@ void run(void* context) {
   std::int64_t first = 0;  // units already done
   if (c.measured) {
     first = std::min(units, probe_size(ugrain));
-    const auto start = clock_type::now();
-    piece(task, tokens, [&] { task.run_units(0, first); });
-    decide(elapsed_ns(start), first * per_unit, (units - 1) / ugrain + 1);
+    split = probe_then_decide([&] { piece(task, tokens, [&] { task.run_units(0, first); }); }, first * per_unit,
+                              task.size(), threads, (units - 1) / ugrain + 1);
     if (!split) {
       piece(task, tokens, [&] { task.run_units(first, units); });
       return;

@@ -20,9 +20,7 @@ void execute(const elementwise_task& task);
 
 /// The elements a call times before deciding to split: a sixteenth of the grain (at
 /// least 1), small enough that the probe keeps little work off the other threads.
-[[nodiscard]] constexpr std::int64_t probe_size(std::int64_t grain) noexcept {
-  return grain / 16 > 0 ? grain / 16 : 1;
-}
+[[nodiscard]] constexpr std::int64_t probe_size(std::int64_t grain) noexcept { return grain / 16 > 0 ? grain / 16 : 1; }
 
 /// Whether splitting `rest` elements over `threads` threads pays, when `probe`
 /// elements took `probe_ns` on one thread and waking the workers costs `wake_ns`: the
