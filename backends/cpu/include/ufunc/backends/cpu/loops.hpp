@@ -150,7 +150,10 @@ UFUNC_ALWAYS_INLINE void contiguous_batches(const F& f, char* const* args, std::
   auto batches = [&](auto streaming, std::int64_t k) {
     for (; k + W <= n; k += W) {
       if constexpr (decltype(streaming)::value)
-        simd::stream_store(out + k, B(f(operand(std::integral_constant<std::size_t, I>{}, k)...)));
+        // T*, not R*: streaming runs only where R is T, but clang checks this call
+        // in predicate loops (R = bool) too.
+        simd::stream_store(reinterpret_cast<T*>(out) + k,
+                           B(f(operand(std::integral_constant<std::size_t, I>{}, k)...)));
       else
         put_batch<Arch, T>(out + k, f(operand(std::integral_constant<std::size_t, I>{}, k)...));
     }
