@@ -15,19 +15,22 @@ set(UFUNC_SIMD_ARCHS "baseline;sse4_2;avx2;avx512bw" CACHE STRING "x86 instructi
 # Must match ufuncs::kernel_parts (ufuncs/src/kernel_table.hpp).
 set(UFUNC_KERNEL_PARTS 4)
 
-# The CUDA loops of the built-in ufuncs, one translation unit per part.
+# The CUDA loops of the built-in ufuncs, one translation unit per part, in `layer`.
 # Must match ufuncs::cuda_kernel_parts.
 set(UFUNC_CUDA_KERNEL_PARTS 16)
-function(ufunc_add_cuda_kernels target source)
+function(ufunc_add_cuda_kernels layer source)
   math(EXPR last_part "${UFUNC_CUDA_KERNEL_PARTS} - 1")
   foreach(part RANGE ${last_part})
     set(unit ${CMAKE_CURRENT_BINARY_DIR}/ufunc_kernels_cuda_p${part}.cu)
     file(CONFIGURE OUTPUT ${unit} CONTENT "#define UFUNC_KERNEL_PART ${part}\n#include \"${source}\"\n")
-    target_sources(${target} PRIVATE ${unit})
+    target_sources(${layer} PRIVATE ${unit})
   endforeach()
 endfunction()
 
-function(ufunc_add_arch_kernels target)
+# ufunc_add_arch_kernels(<layer> <library> <source>...): the copies are compiled with
+# the layer's include directories and settings, their objects go into the library, and
+# the layer learns which copies exist (UFUNC_HAVE_ARCH_<name>).
+function(ufunc_add_arch_kernels layer library)
   set(sources ${ARGN})
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
     set(archs "")
@@ -55,21 +58,21 @@ function(ufunc_add_arch_kernels target)
     # units (loop i in part i % parts) so that a build keeps every core busy.
     math(EXPR last_part "${UFUNC_KERNEL_PARTS} - 1")
     foreach(part RANGE ${last_part})
-      set(obj ${target}_kernels_${name}_p${part})
+      set(obj ${layer}_kernels_${name}_p${part})
       add_library(${obj} OBJECT ${sources})
       target_compile_definitions(${obj} PRIVATE UFUNC_ARCH_NAMESPACE=${name}_p${part} ${define}=1
                                                 UFUNC_KERNEL_PART=${part})
       # No a*b+c contraction: with -mfma GCC would fuse where NumPy's loops do not, and
       # results would depend on the instruction set (complex division, logaddexp2).
       target_compile_options(${obj} PRIVATE ${flags} $<$<CXX_COMPILER_ID:GNU,Clang>:-ffp-contract=off>)
-      target_include_directories(${obj} PRIVATE $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
-      target_link_libraries(${obj} PRIVATE xsimd)
+      target_include_directories(${obj} PRIVATE $<TARGET_PROPERTY:${layer},INCLUDE_DIRECTORIES>)
+      target_link_libraries(${obj} PRIVATE ufunc_build_settings xsimd)
       set_target_properties(${obj} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-      target_sources(${target} PRIVATE $<TARGET_OBJECTS:${obj}>)
+      target_sources(${library} PRIVATE $<TARGET_OBJECTS:${obj}>)
     endforeach()
     list(APPEND names ${name})
   endforeach()
   foreach(name IN LISTS names)
-    target_compile_definitions(${target} PRIVATE UFUNC_HAVE_ARCH_${name}=1)
+    target_compile_definitions(${layer} PRIVATE UFUNC_HAVE_ARCH_${name}=1)
   endforeach()
 endfunction()

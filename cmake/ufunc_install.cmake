@@ -9,13 +9,11 @@ install(TARGETS ufunc EXPORT ufuncTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-set(_ufunc_header_dirs core/include backends/cpu/include ufuncs/include)
-if(UFUNC_ENABLE_TBB)
-  list(APPEND _ufunc_header_dirs backends/parallel/include)
-endif()
-if(UFUNC_ENABLE_CUDA)
-  list(APPEND _ufunc_header_dirs backends/cuda/include)
-endif()
+set(_ufunc_header_dirs core/include ufuncs/include)
+get_property(_ufunc_backends GLOBAL PROPERTY UFUNC_BACKENDS)
+foreach(name IN LISTS _ufunc_backends)
+  list(APPEND _ufunc_header_dirs backends/${name}/include)
+endforeach()
 foreach(dir IN LISTS _ufunc_header_dirs)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ufunc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()

@@ -18,15 +18,21 @@ std::string_view to_string(target_id t) noexcept {
     case target_id::cuda:
       return "cuda";
     case target_id::automatic:
-      break;
+      return "automatic";
   }
-  return "automatic";
+  const std::string_view name = detail::registered_name(t);  // a program's own backend
+  return name.empty() ? std::string_view("unregistered") : name;
 }
 
 target_id target_from_string(std::string_view name) {
   for (auto t : {target_id::cpu, target_id::parallel, target_id::cuda, target_id::automatic})
     if (to_string(t) == name) return t;
-  throw target_error("unknown target '" + std::string(name) + "' (known: cpu, parallel, cuda, automatic)");
+  if (const auto t = detail::registered_target(name)) return *t;
+  std::string known = "cpu, parallel, cuda, automatic";
+  for (target_id t : registered_targets())
+    if (t != target_id::cpu && t != target_id::parallel && t != target_id::cuda)
+      known += ", " + std::string(to_string(t));
+  throw target_error("unknown target '" + std::string(name) + "' (known: " + known + ")");
 }
 
 bool target_available(target_id t) noexcept {
@@ -36,6 +42,9 @@ bool target_available(target_id t) noexcept {
 
 void require_target(target_id t) {
   if (target_available(t)) return;
+  if (t != target_id::parallel && t != target_id::cuda)
+    throw target_error("target " + std::to_string(static_cast<unsigned>(t)) +
+                       " has no backend: register one with ufunc::register_backend before calling on it");
   const char* preset = t == target_id::parallel ? "tbb" : "cuda";
   const char* option = t == target_id::parallel ? "UFUNC_ENABLE_TBB" : "UFUNC_ENABLE_CUDA";
   throw target_error("target '" + std::string(to_string(t)) +
@@ -84,7 +93,7 @@ target_id resolve_target(std::optional<target_id> requested) {
 bool runs_inline(target_id t, std::int64_t size) {
   const backend* b = t == target_id::automatic ? &host_backend(t) : find_backend(t);
   if (b == nullptr || b->execute == nullptr) return false;  // no host executor: the general path says why
-  return b->inline_limit == nullptr || size <= b->inline_limit();
+  return b->inline_limit != nullptr && size <= b->inline_limit();
 }
 
 void execute(target_id t, const elementwise_task& task) { host_backend(t).execute(task); }

@@ -2,7 +2,7 @@
 // (NumPy 2 as the oracle) on every target of this build and compares the outcomes.
 //
 //   ufunc_differential [options] CASES.bin...
-//     --targets cpu,parallel,cuda   targets to run (default: every one compiled in, cuda
+//     --targets cpu,parallel,cuda   targets to run, by name (default: every one with a backend, cuda
 //                                   only with a usable GPU)
 //     --grain N                     the parallel target's grain (default 3: pieces edges everywhere)
 //     --max-print N                 print at most N failures in full (default 40)
@@ -203,29 +203,51 @@ int main(int argc, char** argv) {
     return 77;
   }
 
-  // Targets.
+  // Targets: every one with a backend in this process (the library's, and the test
+  // backends linked in: tests/backends), or those --targets names; parallel and cuda
+  // say why where they cannot run.
   std::vector<ufunc::target_id> targets;
   std::map<std::string, std::string> target_skips;
-  auto want = [&](std::string_view t) { return targets_arg.empty() || targets_arg.find(t) != std::string::npos; };
-  if (want("cpu")) targets.push_back(ufunc::target_id::cpu);
-  if (want("parallel")) {
-    if (ufunc::target_available(ufunc::target_id::parallel)) {
-      targets.push_back(ufunc::target_id::parallel);
+  std::vector<std::string> wanted;
+  if (targets_arg.empty()) {
+    wanted = {"cpu", "parallel", "cuda"};
+    for (ufunc::target_id t : ufunc::registered_targets())
+      if (t != ufunc::target_id::cpu && t != ufunc::target_id::parallel && t != ufunc::target_id::cuda)
+        wanted.emplace_back(ufunc::to_string(t));
+  } else {
+    std::istringstream names(targets_arg);
+    for (std::string name; std::getline(names, name, ',');)
+      if (!name.empty()) wanted.push_back(name);
+  }
+  for (const std::string& name : wanted) {
+    ufunc::target_id t;
+    try {
+      t = ufunc::target_from_string(name);
+    } catch (const ufunc::target_error& e) {
+      std::cerr << "ufunc_differential: --targets: " << e.what() << "\n";
+      return 2;
+    }
+    if (t == ufunc::target_id::automatic) {
+      std::cerr
+          << "ufunc_differential: --targets: automatic is not a target of its own (it picks cpu, parallel or cuda)\n";
+      return 2;
+    }
+    if (!ufunc::target_available(t)) {
+      target_skips[name] = t == ufunc::target_id::parallel ? "not compiled in (preset tbb or all)"
+                                                           : "not compiled in (preset cuda or all)";
+      continue;
+    }
+    if (t == ufunc::target_id::cuda && !ufunc::cuda_available()) {
+      target_skips[name] = "no usable GPU";
+      continue;
+    }
+    targets.push_back(t);
 #if defined(UFUNC_HAS_TBB)
+    if (t == ufunc::target_id::parallel) {
       ufunc::backends::parallel::set_grain(grain);
       ufunc::backends::parallel::set_threshold(4 * grain);  // split test-sized calls, whatever they cost
-#endif
-    } else {
-      target_skips["parallel"] = "not compiled in (preset tbb or all)";
     }
-  }
-  if (want("cuda")) {
-    if (!ufunc::target_available(ufunc::target_id::cuda))
-      target_skips["cuda"] = "not compiled in (preset cuda or all)";
-    else if (!ufunc::cuda_available())
-      target_skips["cuda"] = "no usable GPU";
-    else
-      targets.push_back(ufunc::target_id::cuda);
+#endif
   }
 
   // Cases.

@@ -1,4 +1,7 @@
 // The cpu backend's entry in core's backend table (core/backend.hpp).
+#include <cstdint>
+#include <limits>
+
 #include <ufunc/backends/cpu/execute.hpp>
 #include <ufunc/core/backend.hpp>
 
@@ -8,8 +11,9 @@ void register_backend() {
   backend b;
   b.id = target_id::cpu;
   b.execute = &execute;
-  // execute_units and inline_limit unset: methods run their units in order here, and
-  // every call may take the contiguous fast path on this thread.
+  // Every call may take the contiguous fast path on this thread (execute would run it
+  // there in one piece anyway); execute_units unset: methods run their units in order here.
+  b.inline_limit = [] { return std::numeric_limits<std::int64_t>::max(); };
   detail::register_backend(b);
 }
 

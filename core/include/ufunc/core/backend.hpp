@@ -1,20 +1,29 @@
 // The seam between core and the backends: one table of entry points per target.
 //
-// Core calls a backend only through its table; it includes no backend header. Each
-// backend fills its table in its own folder (backends/<name>/src/backend.cpp, a function
-// ufunc::backends::<name>::register_backend()), and the build generates the one file
-// that calls the register function of every backend it compiles (cmake/ufunc_backends.cmake:
+// Core calls a backend only through its table; it includes no backend header. The
+// library's backends fill their tables in their own folders (backends/<name>/src/backend.cpp,
+// a function ufunc::backends::<name>::register_backend()), and the build generates the one
+// file that calls the register function of every backend it compiles (cmake/ufunc_backends.cmake:
 // a static library drops objects that nothing names, so a registering static object
-// would not do). docs/adding_a_backend.md says how to add one.
+// would not do). A program may register a host backend of its own under a new target id
+// and name; docs/adding_a_backend.md says how (tests/backends/serial is one).
 //
-//   const ufunc::backend* b = ufunc::detail::find_backend(ufunc::target_id::parallel);
-//   if (b && b->execute) b->execute(task);   // the parallel executor, where TBB is built in
+//   void run_in_order(const ufunc::elementwise_task& task) { task.run(0, task.size()); }
+//   ufunc::backend b;
+//   b.id = ufunc::target_id{16};
+//   b.name = "in_order";
+//   b.execute = &run_in_order;
+//   ufunc::register_backend(b);
+//   ufunc::call_options o;
+//   o.target = ufunc::target_from_string("in_order");   // or UFUNC_TARGET=in_order
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string_view>
 
 #include <ufunc/core/device.hpp>
 #include <ufunc/core/device_call.hpp>
@@ -55,8 +64,7 @@ struct device_memory {
 /// arguments and planned the method.
 struct device_methods {
   array (*reduce)(const function& f, const array& a, const reduce_options& o, const detail::reduce_plan& p);
-  array (*accumulate)(const function& f, const array& a, const accumulate_options& o,
-                      const detail::accumulate_plan& p);
+  array (*accumulate)(const function& f, const array& a, const accumulate_options& o, const detail::accumulate_plan& p);
   array (*reduceat)(const function& f, const array& a, std::span<const std::int64_t> indices,
                     const accumulate_options& o, const detail::accumulate_plan& p);
   void (*at)(const function& f, const array& a, const array& b, const detail::at_plan& p, const call_options& o);
@@ -66,12 +74,15 @@ struct device_methods {
 /// a device backend sets run_call, methods and memory. Unset entries are null.
 struct backend {
   target_id id = target_id::cpu;
+  /// The target's name (to_string, target_from_string, UFUNC_TARGET); the library's
+  /// targets may leave it empty (cpu, parallel, cuda).
+  std::string_view name;
   /// Runs every element of a planned task on host data.
   void (*execute)(const elementwise_task& task) = nullptr;
   /// Runs every unit of a method's task (reduce, accumulate) on host data.
   void (*execute_units)(const detail::unit_task& task) = nullptr;
   /// Calls of at most this many elements may run in one piece on the calling thread
-  /// without the executor (the contiguous fast path); null: every call.
+  /// without the executor (the contiguous fast path); null: none, execute sees every call.
   std::int64_t (*inline_limit)() = nullptr;
   /// A whole ufunc call on the backend's devices: placement, outputs and launch.
   detail::result_list (*run_call)(const detail::loop_call& call) = nullptr;
@@ -79,10 +90,24 @@ struct backend {
   const device_memory* memory = nullptr;
 };
 
+/// Adds `b` to the registry, under b.id and b.name. Throws value_error where the id is
+/// automatic or has a backend already, where the name is empty, taken or not an
+/// identifier ([a-z0-9_]+). The library registers its own backends before the first
+/// lookup; a program registers its own before its first call that names them. Entries
+/// are never removed, and a registration may run while calls on other targets run.
+void register_backend(const backend& b);
+
 namespace detail {
 
-/// Adds `b` to the registry; called from the backends' register functions only.
+/// register_backend without filling the registry first: for the library's backends,
+/// which register while it is filled.
 void register_backend(const backend& b);
+
+/// The registered name of `t`, empty where `t` has no backend.
+[[nodiscard]] std::string_view registered_name(target_id t) noexcept;
+
+/// The target registered under `name`, if any.
+[[nodiscard]] std::optional<target_id> registered_target(std::string_view name) noexcept;
 
 /// The backend of target `t`, or null where this build has none (automatic has none:
 /// it picks a host or device backend per call).

@@ -6,9 +6,12 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace ufunc {
 
+/// The library's targets. Other values are targets that a program gives a backend of
+/// its own (ufunc::register_backend, core/backend.hpp), under a name of its choosing.
 enum class target_id : unsigned char { cpu, parallel, cuda, automatic };
 
 namespace target {
@@ -40,9 +43,16 @@ struct automatic {
 using default_target = UFUNC_DEFAULT_TARGET;
 }  // namespace target
 
+/// "cpu", "parallel", "cuda", "automatic", or the name a program's backend registered.
 [[nodiscard]] std::string_view to_string(target_id t) noexcept;
-/// Parses "cpu", "parallel", "cuda" or "automatic"; throws target_error otherwise.
+/// Parses "cpu", "parallel", "cuda", "automatic" or a registered backend's name; throws
+/// target_error otherwise.
 [[nodiscard]] target_id target_from_string(std::string_view name);
+/// Every target with a backend in this process, in id order (cpu first): the library's
+/// compiled in, then those a program registered.
+///
+///     for (ufunc::target_id t : ufunc::registered_targets()) run_my_check(t);
+[[nodiscard]] std::vector<target_id> registered_targets();
 /// Whether the backend for `t` was compiled into this library.
 [[nodiscard]] bool target_available(target_id t) noexcept;
 /// Throws target_error, naming the preset that builds it, if `t` is not available.

@@ -19,8 +19,8 @@ namespace ufunc::detail {
 [[nodiscard]] target_id resolve_target(std::optional<target_id> requested);
 
 /// Whether a call of `size` elements on host data runs on the calling thread in one
-/// piece on target `t` (always for cpu; up to parallel::inline_limit() elements for parallel
-/// and automatic).
+/// piece on target `t`: up to its backend's inline_limit() elements (always for cpu; up to
+/// parallel::inline_limit() for parallel and automatic; never for a backend without one).
 [[nodiscard]] bool runs_inline(target_id t, std::int64_t size);
 
 /// Runs every element of `task` on `t`'s backend.
