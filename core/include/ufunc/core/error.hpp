@@ -94,4 +94,18 @@ class memory_error : public error {
   using error::error;
 };
 
+/// Source compiled at run time that did not compile (a kernel body, a module): the
+/// message has the compiler's log and the source with line numbers.
+class compile_error : public error {
+ public:
+  using error::error;
+};
+
+/// The kernel cache's folder or one of its files cannot be trusted or used (owned by
+/// another user, reached through a symbolic link, open to other users, unwritable).
+class cache_error : public error {
+ public:
+  using error::error;
+};
+
 }  // namespace ufunc

@@ -1,0 +1,53 @@
+// The CUDA source of an elementwise kernel: the body of a ufunc::cuda::elementwise_kernel
+// placed in a grid-stride loop over the broadcast operands, one instantiation per
+// dimension count and mask, for NVRTC (compiler.hpp).
+//
+//   auto p = parse_parameters("T x, T y", "T z");
+//   auto s = elementwise_source(p, {ufunc::float32}, "z = sqrt(x * x + y * y);", "hyp", "");
+//   s.source                 // what NVRTC compiles (inspectable without a GPU)
+//   s.name_expressions[k]    // "_ufunc_elementwise<1, false>", ...: the kernels to launch
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <ufunc/backends/cuda/rtc/parameters.hpp>
+#include <ufunc/core/dtype.hpp>
+
+namespace ufunc::cuda::rtc {
+
+/// The dimension counts a kernel is instantiated for: a call whose coalesced iteration
+/// has ndim dimensions runs the first instantiation with at least that many.
+inline constexpr int elementwise_dims[] = {1, 2, 3, 64};
+
+/// The launch ABI of a generated kernel (what the launcher passes, by value, in order):
+///   1. `_ufunc::call<ND, B>`: { long long size; long long shape[ND]; long long strides[B][ND];
+///      char* base[B]; } over the B broadcast operands: the non-raw inputs, the non-raw
+///      outputs, then the bool mask where the instantiation has one. Dimension 0 is the
+///      innermost; strides are in bytes.
+///   2. one `_ufunc::raw<T>` per raw parameter, in declaration order:
+///      { char* data; long long size; int ndim; long long shape[64]; long long strides[64]; },
+///      indexed by the body with a flat C-order index (x[k]).
+struct elementwise_program {
+  std::string source;
+  /// "_ufunc_elementwise<ND, WHERE>" for each ND of elementwise_dims, WHERE false then true.
+  std::vector<std::string> name_expressions;
+  /// Broadcast operands (non-raw parameters), without the mask.
+  int broadcast_operands = 0;
+};
+
+/// The CUDA C++ type of a dtype in generated code ("float", "_ufunc::complex64").
+[[nodiscard]] std::string_view device_type_name(ufunc::dtype t) noexcept;
+
+/// Generates the kernel for `p` with its placeholders bound to `bound`. The body sees each
+/// non-raw input as a const value of its type, each non-raw output as a reference, each
+/// raw parameter as a `_ufunc::raw<T>`, `i` (the flat index), `_ind.size()` (the number of
+/// elements), and the placeholders as type names; `preamble` goes before the kernel
+/// (device functions the body calls). `name` must be a C identifier (value_error).
+[[nodiscard]] elementwise_program elementwise_source(const parameter_list& p, std::span<const ufunc::dtype> bound,
+                                                     std::string_view body, std::string_view name,
+                                                     std::string_view preamble);
+
+}  // namespace ufunc::cuda::rtc

@@ -1,0 +1,180 @@
+#include <ufunc/backends/cuda/rtc/compiler.hpp>
+
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include <ufunc/core/error.hpp>
+
+#include "toolkit.hpp"
+
+namespace ufunc::cuda::rtc {
+
+namespace {
+
+// NVRTC's C interface, declared here from its documentation so that the library builds
+// without the toolkit's headers (it is loaded with dlopen).
+using nvrtc_result = int;  // nvrtcResult; 0 is NVRTC_SUCCESS
+using nvrtc_program = struct nvrtc_program_opaque*;
+
+struct nvrtc_api {
+  detail::shared_library library{{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, "NVRTC (libnvrtc)"};
+  const char* (*get_error_string)(nvrtc_result);
+  nvrtc_result (*version)(int*, int*);
+  nvrtc_result (*get_supported_archs)(int*);
+  nvrtc_result (*get_num_supported_archs)(int*);
+  nvrtc_result (*create_program)(nvrtc_program*, const char*, const char*, int, const char* const*, const char* const*);
+  nvrtc_result (*destroy_program)(nvrtc_program*);
+  nvrtc_result (*compile_program)(nvrtc_program, int, const char* const*);
+  nvrtc_result (*get_cubin_size)(nvrtc_program, std::size_t*);
+  nvrtc_result (*get_cubin)(nvrtc_program, char*);
+  nvrtc_result (*get_log_size)(nvrtc_program, std::size_t*);
+  nvrtc_result (*get_log)(nvrtc_program, char*);
+  nvrtc_result (*add_name_expression)(nvrtc_program, const char*);
+  nvrtc_result (*get_lowered_name)(nvrtc_program, const char*, const char**);
+
+  template <class F>
+  void bind(F& f, const char* name) {
+    f = reinterpret_cast<F>(library.symbol(name));
+  }
+  nvrtc_api() {
+    bind(get_error_string, "nvrtcGetErrorString");
+    bind(version, "nvrtcVersion");
+    bind(get_supported_archs, "nvrtcGetSupportedArchs");
+    bind(get_num_supported_archs, "nvrtcGetNumSupportedArchs");
+    bind(create_program, "nvrtcCreateProgram");
+    bind(destroy_program, "nvrtcDestroyProgram");
+    bind(compile_program, "nvrtcCompileProgram");
+    bind(get_cubin_size, "nvrtcGetCUBINSize");
+    bind(get_cubin, "nvrtcGetCUBIN");
+    bind(get_log_size, "nvrtcGetProgramLogSize");
+    bind(get_log, "nvrtcGetProgramLog");
+    bind(add_name_expression, "nvrtcAddNameExpression");
+    bind(get_lowered_name, "nvrtcGetLoweredName");
+  }
+};
+
+// Loaded once; a failure is remembered and thrown again (with its message) on every use.
+const nvrtc_api& api() {
+  static std::once_flag once;
+  static std::unique_ptr<nvrtc_api> loaded;
+  static std::string failure;
+  std::call_once(once, [] {
+    try {
+      loaded = std::make_unique<nvrtc_api>();
+    } catch (const error& e) {
+      failure = e.what();
+    }
+  });
+  if (!loaded) throw target_error(failure);
+  return *loaded;
+}
+
+void check(const nvrtc_api& a, nvrtc_result r, const char* what) {
+  if (r != 0) throw target_error(std::string("NVRTC ") + what + " failed: " + a.get_error_string(r));
+}
+
+struct program_guard {
+  const nvrtc_api& a;
+  nvrtc_program p = nullptr;
+  ~program_guard() {
+    if (p != nullptr) (void)a.destroy_program(&p);
+  }
+};
+
+std::string program_log(const nvrtc_api& a, nvrtc_program p) {
+  std::size_t size = 0;
+  if (a.get_log_size(p, &size) != 0 || size <= 1) return {};
+  std::string log(size, '\0');
+  if (a.get_log(p, log.data()) != 0) return {};
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+}  // namespace
+
+std::string numbered_source(const std::string& source) {
+  std::ostringstream out;
+  std::istringstream in(source);
+  int line = 0;
+  for (std::string text; std::getline(in, text);) {
+    ++line;
+    std::string number = std::to_string(line);
+    out << std::string(number.size() < 4 ? 4 - number.size() : 0, ' ') << number << " | " << text << "\n";
+  }
+  return out.str();
+}
+
+std::vector<std::string> default_options() {
+  std::vector<std::string> options{"--std=c++17",     "--fmad=true",      "--ftz=false",
+                                   "--prec-div=true", "--prec-sqrt=true", "--device-as-default-execution-space"};
+  for (auto& include : detail::toolkit_include_options()) options.push_back(std::move(include));
+  return options;
+}
+
+int nvrtc_version() {
+  const auto& a = api();
+  int major = 0, minor = 0;
+  check(a, a.version(&major, &minor), "nvrtcVersion");
+  return major * 1000 + minor * 10;
+}
+
+bool nvrtc_available() noexcept {
+  try {
+    (void)api();
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+compile_result compile(const compile_request& r) {
+  const auto& a = api();
+  {
+    int count = 0;
+    check(a, a.get_num_supported_archs(&count), "nvrtcGetNumSupportedArchs");
+    std::vector<int> archs(static_cast<std::size_t>(count));
+    check(a, a.get_supported_archs(archs.data()), "nvrtcGetSupportedArchs");
+    bool supported = false;
+    std::string list;
+    for (int arch : archs) {
+      supported |= arch == r.architecture;
+      list += (list.empty() ? "" : ", ") + std::to_string(arch);
+    }
+    if (!supported)
+      throw value_error("NVRTC " + std::to_string(nvrtc_version() / 1000) + " cannot compile for sm_" +
+                        std::to_string(r.architecture) + " (it supports " + list + ")");
+  }
+  program_guard program{a};
+  check(a, a.create_program(&program.p, r.source.c_str(), r.name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
+  for (const auto& expression : r.name_expressions)
+    check(a, a.add_name_expression(program.p, expression.c_str()), "nvrtcAddNameExpression");
+
+  std::vector<std::string> options = default_options();
+  options.push_back("--gpu-architecture=sm_" + std::to_string(r.architecture));
+  options.insert(options.end(), r.options.begin(), r.options.end());
+  std::vector<const char*> pointers;
+  for (const auto& o : options) pointers.push_back(o.c_str());
+  const nvrtc_result status = a.compile_program(program.p, static_cast<int>(pointers.size()), pointers.data());
+  compile_result out;
+  out.log = program_log(a, program.p);
+  if (status != 0) {
+    std::string options_text;
+    for (const auto& o : r.options) options_text += " " + o;
+    throw compile_error(r.name + " did not compile (" + a.get_error_string(status) + "):\n" + out.log +
+                        "\n\noptions:" + (options_text.empty() ? " (defaults)" : options_text) + "\nsource:\n" +
+                        numbered_source(r.source));
+  }
+  std::size_t size = 0;
+  check(a, a.get_cubin_size(program.p, &size), "nvrtcGetCUBINSize");
+  out.cubin.resize(size);
+  check(a, a.get_cubin(program.p, out.cubin.data()), "nvrtcGetCUBIN");
+  for (const auto& expression : r.name_expressions) {
+    const char* lowered = nullptr;
+    check(a, a.get_lowered_name(program.p, expression.c_str(), &lowered), "nvrtcGetLoweredName");
+    out.lowered_names.emplace_back(lowered);
+  }
+  return out;
+}
+
+}  // namespace ufunc::cuda::rtc

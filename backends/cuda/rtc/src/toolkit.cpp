@@ -1,0 +1,66 @@
+#include "toolkit.hpp"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+#include <ufunc/core/error.hpp>
+
+namespace ufunc::cuda::rtc::detail {
+
+namespace {
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+std::vector<std::string> toolkit_roots() {
+  std::vector<std::string> roots;
+  for (const char* variable : {"UFUNC_CUDA_PATH", "CUDA_PATH", "CUDA_HOME"})
+    if (const char* v = std::getenv(variable); v != nullptr && *v != '\0') roots.emplace_back(v);
+  roots.emplace_back("/usr/local/cuda");
+  return roots;
+}
+
+std::vector<std::string> toolkit_include_options() {
+  for (const auto& root : toolkit_roots())
+    if (exists(root + "/include/cuda_runtime.h")) {
+      std::vector<std::string> options{"-I" + root + "/include"};
+      // CUDA 13 keeps libcu++ (cuda/std/...) under include/cccl.
+      if (exists(root + "/include/cccl/cuda/std/complex")) options.push_back("-I" + root + "/include/cccl");
+      return options;
+    }
+  return {};
+}
+
+shared_library::shared_library(const std::vector<std::string>& names, const char* what) {
+  std::vector<std::string> candidates = names;
+  for (const auto& root : toolkit_roots())
+    for (const char* lib : {"/lib64/", "/lib/", "/targets/x86_64-linux/lib/"})
+      for (const auto& name : names) candidates.push_back(root + lib + name);
+  std::string tried;
+  for (const auto& path : candidates) {
+    handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle_ != nullptr) {
+      path_ = path;
+      return;
+    }
+    const char* e = ::dlerror();
+    tried += "\n  " + path + (e ? std::string(": ") + e : std::string());
+  }
+  throw target_error(std::string("cannot load ") + what + "; tried:" + tried +
+                     "\nInstall the CUDA Toolkit, or set UFUNC_CUDA_PATH to its folder.");
+}
+
+void* shared_library::symbol(const char* name) const {
+  ::dlerror();
+  void* p = ::dlsym(handle_, name);
+  if (p == nullptr) throw target_error(path_ + " has no symbol " + name + " (a toolkit too old for this library?)");
+  return p;
+}
+
+}  // namespace ufunc::cuda::rtc::detail

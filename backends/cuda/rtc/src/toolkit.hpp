@@ -1,0 +1,31 @@
+// Where the CUDA Toolkit is, and its libraries loaded by name at run time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ufunc::cuda::rtc::detail {
+
+/// The toolkit folders to look in, first match wins: UFUNC_CUDA_PATH, CUDA_PATH,
+/// CUDA_HOME, then /usr/local/cuda.
+[[nodiscard]] std::vector<std::string> toolkit_roots();
+
+/// The include folders NVRTC needs ("-I<root>/include", "-I<root>/include/cccl") of the
+/// first root that has cuda_runtime.h; empty if none has.
+[[nodiscard]] std::vector<std::string> toolkit_include_options();
+
+/// A shared library opened with dlopen, closed never (its functions stay in use).
+class shared_library {
+ public:
+  /// Tries each name as given (the loader's search path), then under each root's lib64
+  /// and lib folders. Throws target_error listing what was tried and the loader's errors.
+  shared_library(const std::vector<std::string>& names, const char* what);
+  /// The address of `symbol`; target_error if it is missing.
+  [[nodiscard]] void* symbol(const char* name) const;
+
+ private:
+  void* handle_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace ufunc::cuda::rtc::detail

@@ -1,0 +1,189 @@
+// Run-time kernels without a GPU (backends/cuda/rtc): the parameter lists of
+// ElementwiseKernel's syntax, placeholder binding, the generated source, and (test
+// suite "nvrtc", ctest unit.nvrtc) compiling it with NVRTC to a CUBIN, with compile
+// errors that name the body's line.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <ufunc/backends/cuda/rtc/compiler.hpp>
+#include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
+#include <ufunc/backends/cuda/rtc/parameters.hpp>
+#include <ufunc/core/error.hpp>
+
+#include <doctest/doctest.h>
+
+namespace rtc = ufunc::cuda::rtc;
+
+namespace {
+
+std::string parse_error(const char* inputs, const char* outputs) {
+  try {
+    (void)rtc::parse_parameters(inputs, outputs);
+  } catch (const ufunc::value_error& e) {
+    return e.what();
+  }
+  return "(parsed)";
+}
+
+std::string bind_error(const rtc::parameter_list& p, std::vector<std::optional<ufunc::dtype>> types) {
+  try {
+    (void)rtc::bind_placeholders(p, types);
+  } catch (const ufunc::no_loop_error& e) {
+    return e.what();
+  }
+  return "(bound)";
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The NVRTC tests need the CUDA Toolkit's NVRTC (not a GPU). Where it is missing they
+// say SKIPPED (ctest reports unit.nvrtc as skipped), except under CI, whose machine has
+// the toolkit: there a missing NVRTC fails.
+bool nvrtc_or_skip() {
+  if (rtc::nvrtc_available()) return true;
+  if (const char* ci = std::getenv("CI"); ci != nullptr && *ci != '\0') {
+    FAIL("NVRTC (libnvrtc from the CUDA Toolkit) cannot be loaded, and CI must run the run-time compile tests");
+  }
+  std::printf("SKIPPED: NVRTC (libnvrtc from the CUDA Toolkit) cannot be loaded here; set UFUNC_CUDA_PATH\n");
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("rtc parameters: CuPy's syntax, placeholders, explicit dtypes, raw") {
+  const auto p = rtc::parse_parameters("T x,  raw   float32 table, U n", "T z, complex128 w");
+  REQUIRE(p.nin == 3);
+  REQUIRE(p.nout == 2);
+  CHECK(p.placeholders == "TU");
+  CHECK(p.params[0].name == "x");
+  CHECK(p.params[0].placeholder == 'T');
+  CHECK_FALSE(p.params[0].raw);
+  CHECK(p.params[1].raw);
+  CHECK(p.params[1].type == ufunc::float32);
+  CHECK(p.params[3].output);
+  CHECK(p.params[4].type == ufunc::complex128);
+  // No inputs at all is a kernel that writes its outputs from i.
+  const auto q = rtc::parse_parameters("", "int64 z");
+  CHECK(q.nin == 0);
+  CHECK(q.nout == 1);
+}
+
+TEST_CASE("rtc parameters: bad lists are value_errors naming the list, the parameter and the fault") {
+  CHECK(contains(parse_error("T x, T", "T z"), "in_params \"T x, T\": parameter 2 (\"T\") needs a type and a name"));
+  CHECK(contains(parse_error("T x,, T y", "T z"), "parameter 2 (\"\") is empty"));
+  CHECK(contains(parse_error("T x", ""), "out_params \"\": parameter 1 (\"\") is empty"));
+  CHECK(contains(parse_error("float x", "float z"), "has type \"float\", which is neither a dtype name"));
+  CHECK(contains(parse_error("f x", "f z"), "a placeholder is one capital letter"));
+  CHECK(contains(parse_error("T 1x", "T z"), "not a C identifier"));
+  CHECK(contains(parse_error("T i", "T z"), "reserved"));
+  CHECK(contains(parse_error("T _x", "T z"), "reserved"));
+  CHECK(contains(parse_error("T float", "T z"), "reserved"));
+  CHECK(contains(parse_error("T x, T x", "T z"), "repeats the name \"x\""));
+  CHECK(contains(parse_error("T x", "T x"), "repeats the name \"x\""));
+  CHECK(contains(parse_error("const T x", "T z"), "unknown keyword \"const\" (known: raw)"));
+  CHECK(contains(parse_error("raw raw T x", "T z"), "says raw twice"));
+  CHECK(contains(parse_error("T x", "U z"), "has placeholder U, which no input has"));
+  std::string many;
+  for (int k = 0; k < 17; ++k) many += (k ? ", T x" : "T x") + std::to_string(k);
+  CHECK(contains(parse_error(many.c_str(), "T z"), "at most 16"));
+}
+
+TEST_CASE("rtc parameters: placeholders bind from the first argument that has them; others must agree") {
+  const auto p = rtc::parse_parameters("T x, U y, T w", "T z");
+  CHECK(
+      rtc::bind_placeholders(p, std::vector<std::optional<ufunc::dtype>>{ufunc::int16, ufunc::float64, ufunc::int16}) ==
+      std::vector<ufunc::dtype>{ufunc::int16, ufunc::float64});
+  // A scalar argument (no dtype of its own) takes its placeholder's type.
+  CHECK(
+      rtc::bind_placeholders(p, std::vector<std::optional<ufunc::dtype>>{std::nullopt, ufunc::uint8, ufunc::float32}) ==
+      std::vector<ufunc::dtype>{ufunc::float32, ufunc::uint8});
+  CHECK(contains(bind_error(p, {ufunc::int16, ufunc::float64, ufunc::int32}),
+                 "placeholder T is int16 from x but int32 from w"));
+  CHECK(contains(bind_error(p, {std::nullopt, ufunc::float64, std::nullopt}), "placeholder T is bound by no argument"));
+  CHECK(rtc::parameter_type(p, 1, std::vector<ufunc::dtype>{ufunc::int8, ufunc::bool_}) == ufunc::bool_);
+}
+
+TEST_CASE("rtc source: declarations per parameter, placeholders as types, the body, every instantiation") {
+  const auto p = rtc::parse_parameters("T x, raw int32 table, complex64 c", "T z, bool m");
+  const auto s = rtc::elementwise_source(p, std::vector<ufunc::dtype>{ufunc::float64}, "z = x + table[i % 3];",
+                                         "lookup", "__device__ int helper() { return 1; }");
+  CHECK(s.broadcast_operands == 4);
+  CHECK(contains(s.source, "typedef double T;"));
+  CHECK(contains(s.source, "const double x = *reinterpret_cast<const double*>(_c.base[0] + _off[0]);"));
+  CHECK(contains(s.source, "const _ufunc::raw<int> table"));
+  CHECK(contains(s.source, "const _ufunc::complex64 c = "));
+  CHECK(contains(s.source, "double& z = *reinterpret_cast<double*>(_c.base[2] + _off[2]);"));
+  CHECK(contains(s.source, "bool& m = *reinterpret_cast<bool*>(_c.base[3] + _off[3]);"));
+  CHECK(contains(s.source, "#include <cuda/std/complex>"));
+  CHECK(contains(s.source, "#line 1 \"lookup\"\nz = x + table[i % 3];\n"));
+  CHECK(contains(s.source, "__device__ int helper()"));
+  CHECK(s.name_expressions.size() == 8);
+  CHECK(s.name_expressions.front() == "_ufunc_elementwise<1, false>");
+  CHECK(s.name_expressions.back() == "_ufunc_elementwise<64, true>");
+  // Real-only kernels do not pull in libcu++.
+  const auto r = rtc::elementwise_source(rtc::parse_parameters("T x", "T z"), std::vector<ufunc::dtype>{ufunc::int8},
+                                         "z = x;", "copy", "");
+  CHECK_FALSE(contains(r.source, "cuda/std/complex"));
+  CHECK(contains(r.source, "typedef signed char T;"));
+  CHECK_THROWS_WITH_AS(rtc::elementwise_source(rtc::parse_parameters("raw T x", "raw T z"),
+                                               std::vector<ufunc::dtype>{ufunc::int8}, "z[i] = x[i];", "allraw", ""),
+                       doctest::Contains("every parameter is raw"), ufunc::value_error);
+  CHECK_THROWS_WITH_AS(rtc::elementwise_source(rtc::parse_parameters("T x", "T z"),
+                                               std::vector<ufunc::dtype>{ufunc::int8}, "z = x;", "bad name", ""),
+                       doctest::Contains("is not a C identifier"), ufunc::value_error);
+}
+
+TEST_CASE("rtc source: numbered_source numbers every line") {
+  CHECK(rtc::numbered_source("a\nb\n") == "   1 | a\n   2 | b\n");
+}
+
+TEST_SUITE("nvrtc") {
+  TEST_CASE("nvrtc: a generated kernel of every dtype compiles to a CUBIN with one kernel per instantiation") {
+    if (!nvrtc_or_skip()) return;
+    CHECK(rtc::nvrtc_version() >= 12000);
+    for (int k = 0; k < ufunc::dtype::count; ++k) {
+      const auto t = ufunc::dtype::from_index(k);
+      CAPTURE(t.name());
+      const auto s = rtc::elementwise_source(rtc::parse_parameters("T x, T y, raw T table", "T z"),
+                                             std::vector<ufunc::dtype>{t}, "z = x + y * table[0];", "muladd", "");
+      rtc::compile_request r;
+      r.source = s.source;
+      r.name = "muladd.cu";
+      r.architecture = 90;
+      r.name_expressions = s.name_expressions;
+      const auto out = rtc::compile(r);
+      // An ELF image, with the lowered name of every instantiation in it.
+      REQUIRE(out.cubin.size() > 4);
+      CHECK(out.cubin.compare(0, 4,
+                              "\x7f"
+                              "ELF") == 0);
+      REQUIRE(out.lowered_names.size() == s.name_expressions.size());
+      for (const auto& name : out.lowered_names) CHECK(contains(out.cubin, name));
+    }
+  }
+
+  TEST_CASE("nvrtc: a typo in the body is a compile_error naming the body's line, with the source") {
+    if (!nvrtc_or_skip()) return;
+    const auto s =
+        rtc::elementwise_source(rtc::parse_parameters("T x", "T z"), std::vector<ufunc::dtype>{ufunc::float32},
+                                "z = x;\nz = x +* 2;", "typo", "");
+    rtc::compile_request r;
+    r.source = s.source;
+    r.name = "typo.cu";
+    r.architecture = 90;
+    r.name_expressions = s.name_expressions;  // the body is checked where the kernel is instantiated
+    try {
+      (void)rtc::compile(r);
+      FAIL("compiled");
+    } catch (const ufunc::compile_error& e) {
+      const std::string what = e.what();
+      CHECK(contains(what, "typo.cu did not compile"));
+      CHECK(contains(what, "typo(2): error"));
+      CHECK(contains(what, " | z = x +* 2;"));
+    }
+    r.architecture = 11;  // no such GPU
+    CHECK_THROWS_WITH_AS((void)rtc::compile(r), doctest::Contains("cannot compile for sm_11"), ufunc::value_error);
+  }
+}
