@@ -8,9 +8,12 @@
 #include <vector>
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
+#include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
 #include <ufunc/backends/cuda/rtc/parameters.hpp>
+#include <ufunc/core/array.hpp>
 #include <ufunc/core/error.hpp>
+#include <ufunc/core/function.hpp>
 
 #include <doctest/doctest.h>
 
@@ -186,4 +189,37 @@ TEST_SUITE("nvrtc") {
     r.architecture = 11;  // no such GPU
     CHECK_THROWS_WITH_AS((void)rtc::compile(r), doctest::Contains("cannot compile for sm_11"), ufunc::value_error);
   }
+}
+
+TEST_CASE("elementwise_kernel without a GPU: parsed, its source inspectable, its calls a target_error") {
+  ufunc::cuda::elementwise_kernel hyp("T x, T y", "T z", "z = sqrt(x * x + y * y);", "hyp");
+  CHECK(hyp.ufunc().name() == "hyp");
+  CHECK(hyp.ufunc().nin() == 2);
+  CHECK(hyp.ufunc().nout() == 1);
+  CHECK(hyp.ufunc().types().empty());
+  const std::string source = hyp.source(std::vector<ufunc::dtype>{ufunc::float64, ufunc::float64});
+  CHECK(contains(source, "typedef double T;"));
+  CHECK(contains(source, "z = sqrt(x * x + y * y);"));
+  CHECK_THROWS_WITH_AS((void)hyp.source(std::vector<ufunc::dtype>{ufunc::float64, ufunc::float32}),
+                       doctest::Contains("placeholder T is float64 from x but float32 from y"), ufunc::no_loop_error);
+
+  const ufunc::array a = ufunc::full<float>({2}, 3.0f), b = ufunc::full<float>({2}, 4.0f);
+  // The kernel's calls go to target cuda: not compiled in here, or no GPU.
+  CHECK_THROWS_AS((void)hyp(a, b), ufunc::target_error);
+  CHECK(hyp.ufunc().types() == std::vector<std::string>{"ff->f"});  // the loop of the dtypes called so far
+  // On a host target the loop says where it runs.
+  CHECK_THROWS_WITH_AS((void)hyp(a, b, {.target = ufunc::target_id::cpu}),
+                       doctest::Contains("elementwise_kernel 'hyp' runs on target cuda only"), ufunc::target_error);
+  // A scalar takes its placeholder's dtype from the array.
+  CHECK_THROWS_AS((void)hyp(a, 2.0), ufunc::target_error);
+  CHECK(hyp.ufunc().types() == std::vector<std::string>{"ff->f"});
+  CHECK_THROWS_WITH_AS((void)hyp(a, ufunc::full<double>({2}, 1.0)),
+                       doctest::Contains("placeholder T is float32 from x but float64 from y"), ufunc::no_loop_error);
+  CHECK_THROWS_WITH_AS((void)hyp(a), doctest::Contains("takes 2 inputs, not 1"), ufunc::value_error);
+  CHECK_THROWS_WITH_AS((void)hyp(a, b, {.signature = "ff->f"}), doctest::Contains("signature= and dtype= do not apply"),
+                       ufunc::value_error);
+  CHECK_THROWS_WITH_AS(ufunc::cuda::elementwise_kernel("raw T x, T y", "T z", "z = x[i];", "k"),
+                       doctest::Contains("raw parameters are not supported yet"), ufunc::value_error);
+  CHECK_THROWS_WITH_AS(ufunc::cuda::elementwise_kernel("T x", "T z", "z = x;", "not a name"),
+                       doctest::Contains("is not a C identifier"), ufunc::value_error);
 }

@@ -1,0 +1,61 @@
+#include "driver.hpp"
+
+#include <memory>
+#include <mutex>
+
+#include <ufunc/core/error.hpp>
+
+#include "toolkit.hpp"
+
+namespace ufunc::cuda::rtc::detail {
+
+namespace {
+
+struct loaded_driver {
+  shared_library library{{"libcuda.so.1", "libcuda.so"}, "the CUDA driver (libcuda, installed with the GPU driver)"};
+  driver_api api{};
+
+  template <class F>
+  void bind(F& f, const char* name) {
+    f = reinterpret_cast<F>(library.symbol(name));
+  }
+  loaded_driver() {
+    bind(api.init, "cuInit");
+    bind(api.get_error_string, "cuGetErrorString");
+    bind(api.ctx_get_device, "cuCtxGetDevice");
+    bind(api.device_get_attribute, "cuDeviceGetAttribute");
+    bind(api.module_load_data, "cuModuleLoadData");
+    bind(api.module_get_function, "cuModuleGetFunction");
+    bind(api.launch_kernel, "cuLaunchKernel");
+    check_driver_with(api, api.init(0), "cuInit");
+  }
+  static void check_driver_with(const driver_api& a, cu_result r, const char* what) {
+    if (r == 0) return;
+    const char* text = nullptr;
+    if (a.get_error_string(r, &text) != 0 || text == nullptr) text = "unknown error";
+    throw target_error(std::string(what) + " failed: " + text + " (CUresult " + std::to_string(r) + ")");
+  }
+};
+
+}  // namespace
+
+const driver_api& driver() {
+  static std::once_flag once;
+  static std::unique_ptr<loaded_driver> loaded;
+  static std::string failure;
+  std::call_once(once, [] {
+    try {
+      loaded = std::make_unique<loaded_driver>();
+    } catch (const error& e) {
+      failure = e.what();
+    }
+  });
+  if (!loaded) throw target_error(failure);
+  return loaded->api;
+}
+
+void check_driver(cu_result r, const char* what) {
+  if (r != 0) loaded_driver::check_driver_with(driver(), r, what);
+}
+
+}  // namespace ufunc::cuda::rtc::detail

@@ -1,0 +1,39 @@
+// The CUDA driver API, loaded with dlopen (libcuda.so.1 comes with the GPU driver): the
+// few functions run-time kernels need to load a CUBIN and launch it. Declared here from
+// the driver API's documentation so that the library builds without the toolkit's headers.
+#pragma once
+
+#include <string>
+
+namespace ufunc::cuda::rtc::detail {
+
+using cu_result = int;  // CUresult; 0 is CUDA_SUCCESS
+using cu_device = int;
+using cu_module = struct cu_module_opaque*;
+using cu_function = struct cu_function_opaque*;
+using cu_stream = void*;
+
+struct driver_api {
+  cu_result (*init)(unsigned);
+  cu_result (*get_error_string)(cu_result, const char**);
+  cu_result (*ctx_get_device)(cu_device*);
+  cu_result (*device_get_attribute)(int*, int, cu_device);
+  cu_result (*module_load_data)(cu_module*, const void*);
+  cu_result (*module_get_function)(cu_function*, cu_module, const char*);
+  cu_result (*launch_kernel)(cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             cu_stream, void**, void**);
+};
+
+// Device attributes (CUdevice_attribute values).
+inline constexpr int attribute_multiprocessor_count = 16;
+inline constexpr int attribute_compute_capability_major = 75;
+inline constexpr int attribute_compute_capability_minor = 76;
+
+/// The driver, loaded and initialized once; target_error (naming what was tried) where
+/// there is none, as on a machine without a GPU driver.
+[[nodiscard]] const driver_api& driver();
+
+/// Throws target_error "<what> failed: <the driver's message>" unless `r` is success.
+void check_driver(cu_result r, const char* what);
+
+}  // namespace ufunc::cuda::rtc::detail

@@ -1,0 +1,243 @@
+#include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <ufunc/backends/cuda/rtc/compiler.hpp>
+#include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
+#include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
+#include <ufunc/core/device_call.hpp>
+#include <ufunc/core/error.hpp>
+
+#include "driver.hpp"
+
+namespace ufunc::cuda {
+
+namespace {
+
+constexpr int block_threads = 256;
+constexpr std::size_t dim_buckets = std::size(rtc::elementwise_dims);
+
+// One compiled dtype combination: its source, and its module on each device it ran on.
+struct compiled_loop {
+  std::string name;
+  rtc::elementwise_program program;
+  std::vector<std::string> options;
+
+  struct on_device {
+    rtc::detail::cu_module module = nullptr;
+    std::array<rtc::detail::cu_function, 2 * dim_buckets> functions{};
+    int multiprocessors = 1;
+  };
+  std::mutex mutex;
+  std::map<rtc::detail::cu_device, on_device> devices;
+};
+
+// The cache entry: the lowered kernel names (one per line, after their count), then the CUBIN.
+std::string pack(const rtc::compile_result& r) {
+  std::string s = std::to_string(r.lowered_names.size()) + "\n";
+  for (const auto& n : r.lowered_names) s += n + "\n";
+  return s + r.cubin;
+}
+
+std::pair<std::vector<std::string>, std::string_view> unpack(const std::string& entry) {
+  std::size_t at = entry.find('\n');
+  if (at == std::string::npos) throw compile_error("kernel cache: an entry without its kernel names");
+  const int count = std::stoi(entry.substr(0, at));
+  std::vector<std::string> names;
+  for (int k = 0; k < count; ++k) {
+    const std::size_t end = entry.find('\n', at + 1);
+    if (end == std::string::npos) throw compile_error("kernel cache: an entry with too few kernel names");
+    names.push_back(entry.substr(at + 1, end - at - 1));
+    at = end;
+  }
+  return {names, std::string_view(entry).substr(at + 1)};
+}
+
+const compiled_loop::on_device& load_on_current_device(compiled_loop& loop) {
+  const auto& cu = rtc::detail::driver();
+  rtc::detail::cu_device device = 0;
+  rtc::detail::check_driver(cu.ctx_get_device(&device), "cuCtxGetDevice");
+  const std::lock_guard<std::mutex> lock(loop.mutex);
+  if (auto it = loop.devices.find(device); it != loop.devices.end()) return it->second;
+  int major = 0, minor = 0;
+  compiled_loop::on_device d;
+  rtc::detail::check_driver(cu.device_get_attribute(&major, rtc::detail::attribute_compute_capability_major, device),
+                            "cuDeviceGetAttribute");
+  rtc::detail::check_driver(cu.device_get_attribute(&minor, rtc::detail::attribute_compute_capability_minor, device),
+                            "cuDeviceGetAttribute");
+  rtc::detail::check_driver(
+      cu.device_get_attribute(&d.multiprocessors, rtc::detail::attribute_multiprocessor_count, device),
+      "cuDeviceGetAttribute");
+  rtc::compile_request request;
+  request.source = loop.program.source;
+  request.name = loop.name + ".cu";
+  request.options = loop.options;
+  request.name_expressions = loop.program.name_expressions;
+  request.architecture = major * 10 + minor;
+  // Everything that changes the binary: the source, every option, NVRTC's version and the GPU.
+  std::string key = "ufunc elementwise_kernel 1\nnvrtc " + std::to_string(rtc::nvrtc_version()) + "\nsm_" +
+                    std::to_string(request.architecture) + "\n";
+  for (const auto& o : rtc::default_options()) key += o + "\n";
+  for (const auto& o : request.options) key += o + "\n";
+  for (const auto& n : request.name_expressions) key += n + "\n";
+  key += request.source;
+  const auto entry = rtc::kernel_cache::process().get(key, [&] { return pack(rtc::compile(request)); });
+  const auto [names, cubin] = unpack(*entry);
+  if (names.size() != d.functions.size()) throw compile_error("kernel cache: an entry with the wrong kernel count");
+  rtc::detail::check_driver(cu.module_load_data(&d.module, cubin.data()), "cuModuleLoadData");
+  for (std::size_t k = 0; k < names.size(); ++k)
+    rtc::detail::check_driver(cu.module_get_function(&d.functions[k], d.module, names[k].c_str()),
+                              "cuModuleGetFunction");
+  return loop.devices.emplace(device, d).first->second;
+}
+
+// device_loop_fn: the cuda backend has made the call's device current (its primary
+// context) and planned the operands; this picks the instantiation and launches it.
+void launch(const device_call& c, const void* data) {
+  if (c.size == 0) return;
+  auto& loop = *const_cast<compiled_loop*>(static_cast<const compiled_loop*>(data));
+  const auto& d = load_on_current_device(loop);
+  std::size_t bucket = 0;
+  while (rtc::elementwise_dims[bucket] < c.ndim) ++bucket;
+  const int nd = rtc::elementwise_dims[bucket];
+  const int operands = c.nin + c.nout + (c.has_where ? 1 : 0);
+  // _ufunc::call<ND, B>: size, shape[ND], strides[B][ND], base[B], all 8-byte words.
+  std::vector<long long> words(static_cast<std::size_t>(1 + nd + operands * nd + operands), 0);
+  words[0] = c.size;
+  for (int k = 0; k < nd; ++k) words[std::size_t(1 + k)] = k < c.ndim ? c.shape[k] : 1;
+  for (int a = 0; a < operands; ++a)
+    for (int k = 0; k < c.ndim; ++k) words[std::size_t(1 + nd + a * nd + k)] = c.strides[a][k];
+  for (int a = 0; a < operands; ++a) {
+    static_assert(sizeof(long long) == sizeof(std::byte*));
+    std::memcpy(&words[std::size_t(1 + nd + operands * nd + a)], &c.base[a], sizeof(std::byte*));
+  }
+  void* params[] = {words.data()};
+  const long long blocks =
+      std::min<long long>((c.size + block_threads - 1) / block_threads, static_cast<long long>(d.multiprocessors) * 32);
+  const auto& cu = rtc::detail::driver();
+  rtc::detail::check_driver(
+      cu.launch_kernel(d.functions[(c.has_where ? dim_buckets : 0) + bucket], static_cast<unsigned>(blocks), 1, 1,
+                       block_threads, 1, 1, 0, c.stream, params, nullptr),
+      "cuLaunchKernel");
+}
+
+}  // namespace
+
+struct elementwise_kernel::state {
+  std::string name;
+  rtc::parameter_list params;
+  std::string operation;
+  kernel_options options;
+  function f;
+  mutable std::mutex mutex;
+  mutable std::set<std::string> compiled;  // signatures with a loop in f
+
+  state(std::string_view in_params, std::string_view out_params, std::string_view op, std::string_view n,
+        kernel_options o)
+      : name(n),
+        params(rtc::parse_parameters(in_params, out_params)),
+        operation(op),
+        options(std::move(o)),
+        f(std::string(n), params.nin, params.nout) {}
+
+  [[nodiscard]] type_signature signature(std::span<const dtype> bound) const {
+    type_signature sig;
+    sig.resize(params.nin, params.nout);
+    for (int k = 0; k < params.nin + params.nout; ++k) sig.set(k, rtc::parameter_type(params, k, bound));
+    return sig;
+  }
+};
+
+namespace {
+
+// The host side of a GPU-only loop: calls on a host target say where the kernel runs.
+void host_refuses(char* const*, std::int64_t, const std::int64_t*, const void* data) {
+  const auto& loop = *static_cast<const compiled_loop*>(data);
+  throw target_error("elementwise_kernel '" + loop.name +
+                     "' runs on target cuda only (its loops are GPU code compiled at run time)");
+}
+
+}  // namespace
+
+elementwise_kernel::elementwise_kernel(std::string_view in_params, std::string_view out_params,
+                                       std::string_view operation, std::string_view name, kernel_options options)
+    : state_(std::make_shared<state>(in_params, out_params, operation, name, std::move(options))) {
+  for (const auto& p : state_->params.params)
+    if (p.raw)
+      throw value_error("elementwise_kernel " + std::string(name) + ": parameter " + p.name +
+                        " is raw; raw parameters are not supported yet");
+  // The generator checks the name and the rest (a kernel with no inputs binds nothing).
+  (void)rtc::elementwise_source(state_->params, std::vector<dtype>(state_->params.placeholders.size(), ufunc::float32),
+                                operation, name, state_->options.preamble);
+}
+
+std::vector<array> elementwise_kernel::call(std::span<const operand> inputs, const call_options& options) const {
+  auto& s = *state_;
+  if (static_cast<int>(inputs.size()) != s.params.nin)
+    throw value_error("elementwise_kernel " + s.name + " takes " + std::to_string(s.params.nin) + " inputs, not " +
+                      std::to_string(inputs.size()));
+  if (!options.signature.empty() || options.dtype)
+    throw value_error("elementwise_kernel " + s.name +
+                      ": signature= and dtype= do not apply; the dtypes come from the arguments' placeholders");
+  std::vector<std::optional<dtype>> types;
+  for (const auto& in : inputs) types.push_back(in.is_scalar() ? std::nullopt : std::optional(in.as_array().type()));
+  for (const auto& out : options.out) types.push_back(out.type());
+  const auto bound = rtc::bind_placeholders(s.params, types);
+  const type_signature sig = s.signature(bound);
+  const std::string text = sig.str();
+  {
+    const std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.compiled.count(text) == 0) {
+      auto loop = std::make_shared<compiled_loop>();
+      loop->name = s.name;
+      loop->program = rtc::elementwise_source(s.params, bound, s.operation, s.name, s.options.preamble);
+      loop->options = s.options.compile_options;
+      loop_entry e;
+      e.types = sig;
+      e.host = &host_refuses;
+      e.host_data = loop.get();
+      e.device = &launch;
+      e.device_data = loop.get();
+      e.keepalive = loop;
+      s.f.add_loop(std::move(e));
+      s.compiled.insert(text);
+    }
+  }
+  call_options o = options;
+  o.signature = text;
+  if (!o.target) o.target = target_id::cuda;
+  return s.f.call(inputs, o);
+}
+
+array elementwise_kernel::operator()(const operand& a, const call_options& options) const {
+  return call(std::span<const operand>(&a, 1), options).front();
+}
+
+array elementwise_kernel::operator()(const operand& a, const operand& b, const call_options& options) const {
+  const operand in[] = {a, b};
+  return call(in, options).front();
+}
+
+array elementwise_kernel::operator()(const operand& a, const operand& b, const operand& c,
+                                     const call_options& options) const {
+  const operand in[] = {a, b, c};
+  return call(in, options).front();
+}
+
+const function& elementwise_kernel::ufunc() const noexcept { return state_->f; }
+
+const rtc::parameter_list& elementwise_kernel::parameters() const noexcept { return state_->params; }
+
+std::string elementwise_kernel::source(std::span<const dtype> input_types) const {
+  std::vector<std::optional<dtype>> types(input_types.begin(), input_types.end());
+  const auto bound = rtc::bind_placeholders(state_->params, types);
+  return rtc::elementwise_source(state_->params, bound, state_->operation, state_->name, state_->options.preamble)
+      .source;
+}
+
+}  // namespace ufunc::cuda

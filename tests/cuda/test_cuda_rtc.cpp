@@ -1,0 +1,108 @@
+// Run-time kernels on the GPU (backends/cuda/rtc): elementwise_kernel bodies that mirror
+// built-in ufuncs give the built-in device loop's bits for every dtype; broadcasting,
+// strides, out=, where=, many dimensions; compile errors name the body's line; the disk
+// cache serves a second cache object without compiling. Compiled by the host compiler
+// alone, as a g++-only program would be.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
+#include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
+
+#include "../test_support.hpp"
+
+namespace {
+
+constexpr auto cuda = ufunc::target_id::cuda;
+
+void check_bits(const ufunc::array& got, const ufunc::array& want) {
+  REQUIRE(got.type() == want.type());
+  REQUIRE(got.shape() == want.shape());
+  // C-ordered host copies, compared as bytes (NaN payloads and signed zeros included).
+  const auto g = ufunc::to_host(got).copy(), w = ufunc::to_host(want).copy();
+  CHECK(std::equal(g.data(), g.data() + g.nbytes(), w.data()));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("rtc: z = x + y and z = x * y equal the built-in add and multiply bit for bit", T,
+                   UFUNC_TEST_ALL_TYPES) {
+  ufunc::cuda::elementwise_kernel add("T x, T y", "T z", "z = x + y;", "rtc_add");
+  ufunc::cuda::elementwise_kernel mul("T x, T y", "T z", "z = x * y;", "rtc_mul");
+  for (std::int64_t n : {1, 7, 1000, 100003}) {
+    CAPTURE(n);
+    const auto a = ufunc::to_device(ufunc_test::sample_array<T>(std::size_t(n), 1));
+    const auto b = ufunc::to_device(ufunc_test::sample_array<T>(std::size_t(n), 2));
+    if constexpr (!std::is_same_v<T, bool>) {
+      check_bits(add(a, b), ufunc::add(a, b, {.target = cuda}));
+      check_bits(mul(a, b), ufunc::multiply(a, b, {.target = cuda}));
+    }
+  }
+}
+
+TEST_CASE("rtc: hyp with broadcasting, strides, out=, where= and 5 dimensions") {
+  ufunc::cuda::elementwise_kernel hyp("T x, T y", "T z", "z = sqrt(x * x + y * y);", "hyp");
+  const auto x = ufunc_test::sample_array<float>(64 * 100, 4).reshape({64, 100});
+  const auto y = ufunc_test::sample_array<float>(100, 5).reshape({1, 100});
+  const auto dx = ufunc::to_device(x), dy = ufunc::to_device(y);
+  const auto expected = ufunc::sqrt(ufunc::add(ufunc::multiply(dx, dx, {.target = cuda}),
+                                               ufunc::multiply(dy, dy, {.target = cuda}), {.target = cuda}),
+                                    {.target = cuda});
+  check_bits(hyp(dx, dy), expected);
+  // Transposed and reversed operands.
+  check_bits(
+      hyp(dx.transpose(), dy.transpose()),
+      ufunc::sqrt(ufunc::add(ufunc::multiply(dx.transpose(), dx.transpose(), {.target = cuda}),
+                             ufunc::multiply(dy.transpose(), dy.transpose(), {.target = cuda}), {.target = cuda}),
+                  {.target = cuda}));
+  // out= and where=.
+  auto out = ufunc::to_device(ufunc::zeros<float>({64, 100}));
+  const auto mask = ufunc::to_device(ufunc::greater(x, 0.5f));
+  hyp(dx, dy, {.out = {out}, .where = mask});
+  const auto host_out = ufunc::to_host(out).to_vector<float>();
+  const auto host_expected = ufunc::to_host(expected).to_vector<float>();
+  const auto host_x = x.to_vector<float>();
+  for (std::size_t k = 0; k < host_out.size(); ++k) CHECK(host_out[k] == (host_x[k] > 0.5f ? host_expected[k] : 0.0f));
+  // Five dimensions (the 64-dimension instantiation).
+  const auto x5 = ufunc::to_device(ufunc_test::sample_array<double>(2 * 3 * 4 * 5 * 6, 6).reshape({2, 3, 4, 5, 6}));
+  const auto y5 = ufunc::to_device(ufunc_test::sample_array<double>(6, 7));
+  check_bits(hyp(x5.transpose(), y5.reshape({6, 1, 1, 1, 1})),
+             ufunc::sqrt(
+                 ufunc::add(ufunc::multiply(x5.transpose(), x5.transpose(), {.target = cuda}),
+                            ufunc::multiply(y5.reshape({6, 1, 1, 1, 1}), y5.reshape({6, 1, 1, 1, 1}), {.target = cuda}),
+                            {.target = cuda}),
+                 {.target = cuda}));
+  // Host operands are copied to the device and the result back, as for built-in ufuncs.
+  CHECK(hyp(x, y).device().is_host());
+}
+
+TEST_CASE("rtc: a typo in the body is a compile_error that names the body's line") {
+  ufunc::cuda::elementwise_kernel typo("T x", "T z", "z = x;\nz = x +* 2;", "typo");
+  const auto x = ufunc::to_device(ufunc_test::sample_array<float>(10, 1));
+  CHECK_THROWS_WITH_AS((void)typo(x), doctest::Contains("typo(2): error"), ufunc::compile_error);
+}
+
+TEST_CASE("rtc: the disk cache serves a new cache object without compiling") {
+  const auto folder = std::filesystem::temp_directory_path() / ("ufunc-rtc-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  int compiles = 0;
+  {
+    ufunc::cuda::rtc::kernel_cache first(folder);
+    (void)first.get("key", [&] {
+      ++compiles;
+      return std::string("binary");
+    });
+  }
+  ufunc::cuda::rtc::kernel_cache second(folder);
+  CHECK(*second.get("key", [&] {
+    ++compiles;
+    return std::string("other");
+  }) == "binary");
+  CHECK(compiles == 1);
+  CHECK(second.stats().disk_hits == 1);
+  std::filesystem::remove_all(folder);
+}
