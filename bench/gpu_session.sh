@@ -62,6 +62,9 @@ if step bench; then
   if [ -f bench/run_gpu.sh ]; then
     BUILD_DIR=$build bash bench/run_gpu.sh 2>&1 | tee "$out/gpu_bench.log" | tail -40
   fi
+  if [ -f bench/run_rtc.sh ]; then
+    OUT=$out BUILD_DIR=$build bash bench/run_rtc.sh 2>&1 | tee "$out/rtc_bench.log" | tail -30
+  fi
   if [ -f bench/run_parallel.sh ]; then
     BUILD_DIR=$build bash bench/run_parallel.sh 2>&1 | tee "$out/parallel_bench.log" | tail -30
   fi
@@ -83,5 +86,5 @@ find "$out" -type f \( -name '*.log' -o -name '*.txt' -o -name '*.csv' \) -exec 
 # The device tool returns at most 8 files: keep the summaries, pack every log.
 tar -C "$out" -czf "$out/logs.tar.gz" --exclude=logs.tar.gz . 2>/dev/null
 find "$out" -maxdepth 2 -type f ! -name logs.tar.gz ! -name machine.txt ! -name gpu_bench.csv ! -name parallel_bench.csv \
-  ! -name gpu.csv ! -name cpu.csv \
+  ! -name gpu.csv ! -name cpu.csv ! -name rtc.csv \
   ! -name ctest.log ! -name cuda_tests.log -delete

@@ -1,0 +1,109 @@
+// Run-time kernels on the GPU (issue 18's figures), from a program compiled by g++ alone:
+//   compile    the hyp kernel's first call (NVRTC, module load, launch), its first call in a
+//              process whose disk cache has it (run the program twice on one --cache folder:
+//              the second run's "first call" is the warm figure), and a later call (hot)
+//   add        elementwise_kernel "z = x + y" on float32 device arrays against the built-in
+//              ufunc::add on the cuda target, 2^20, 2^24, 2^28 elements, and 1024 (per call)
+// Prints CSV: bench,variant,n,seconds. bench/run_rtc.sh runs it with CuPy beside it.
+//
+//   rtc_bench --cache /tmp/k compile     # cold (empty folder), then again: warm
+//   rtc_bench add
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
+#include <ufunc/ufunc.hpp>
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void sync() {
+  if (cudaDeviceSynchronize() != cudaSuccess) {
+    std::fprintf(stderr, "rtc_bench: cudaDeviceSynchronize failed\n");
+    std::exit(1);
+  }
+}
+
+// Median of `reps` timed calls after `warm` untimed ones.
+template <class F>
+double median_time(F&& f, int warm, int reps) {
+  for (int k = 0; k < warm; ++k) f();
+  sync();
+  std::vector<double> t;
+  for (int k = 0; k < reps; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    sync();
+    t.push_back(seconds_since(t0));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void compile_figures() {
+  const auto x = ufunc::to_device(ufunc::full<float>({1024}, 3.0f));
+  const auto y = ufunc::to_device(ufunc::full<float>({1024}, 4.0f));
+  sync();
+  ufunc::cuda::elementwise_kernel hyp("T x, T y", "T z", "z = sqrt(x * x + y * y);", "hyp");
+  auto t0 = std::chrono::steady_clock::now();
+  auto z = hyp(x, y);
+  sync();
+  std::printf("compile,first_call,1024,%.9g\n", seconds_since(t0));
+  std::printf("compile,hot_call,1024,%.9g\n", median_time([&] { hyp(x, y, {.out = {z}}); }, 3, 101));
+  std::printf("compile,builtin_add_call,1024,%.9g\n",
+              median_time([&] { ufunc::add(x, y, {.out = {z}, .target = ufunc::target_id::cuda}); }, 3, 101));
+}
+
+void add_figures() {
+  ufunc::cuda::elementwise_kernel add("T x, T y", "T z", "z = x + y;", "rtc_add");
+  for (int log2 : {10, 20, 24, 28}) {
+    const std::int64_t n = std::int64_t{1} << log2;
+    const auto x = ufunc::to_device(ufunc::full<float>({n}, 1.5f));
+    const auto y = ufunc::to_device(ufunc::full<float>({n}, 2.5f));
+    auto z = ufunc::to_device(ufunc::zeros<float>({n}));
+    const int reps = log2 >= 28 ? 21 : 101;
+    std::printf("add,elementwise_kernel,%lld,%.9g\n", static_cast<long long>(n),
+                median_time([&] { add(x, y, {.out = {z}}); }, 3, reps));
+    std::printf("add,builtin,%lld,%.9g\n", static_cast<long long>(n),
+                median_time([&] { ufunc::add(x, y, {.out = {z}, .target = ufunc::target_id::cuda}); }, 3, reps));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> what;
+  for (int k = 1; k < argc; ++k) {
+    if (std::strcmp(argv[k], "--cache") == 0 && k + 1 < argc) {
+      ::setenv("UFUNC_CACHE_DIR", argv[++k], 1);  // before the process's cache is first used
+      continue;
+    }
+    what.emplace_back(argv[k]);
+  }
+  if (what.empty()) what = {"compile", "add"};
+  if (!ufunc::cuda_available()) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return 77;
+  }
+  std::printf("bench,variant,n,seconds\n");
+  for (const auto& w : what) {
+    if (w == "compile")
+      compile_figures();
+    else if (w == "add")
+      add_figures();
+    else {
+      std::fprintf(stderr, "rtc_bench: unknown benchmark '%s' (compile, add)\n", w.c_str());
+      return 2;
+    }
+  }
+}
