@@ -80,6 +80,21 @@ TEST_CASE("rtc: hyp with broadcasting, strides, out=, where= and 5 dimensions") 
   CHECK(hyp(x, y).device().is_host());
 }
 
+TEST_CASE("rtc: raw inputs are indexed by the body with a flat C-order index") {
+  ufunc::cuda::elementwise_kernel lookup("T x, raw U table", "T z", "z = x + (T)table[i % table.size()];", "lookup");
+  const auto x = ufunc_test::sample_array<float>(1000, 8);
+  // A transposed raw table: its flat index walks it in C order of its own shape.
+  const auto table_host = ufunc_test::sample_array<double>(12, 9).reshape({3, 4});
+  const auto table = ufunc::to_device(table_host).transpose();
+  const auto z = ufunc::to_host(lookup(ufunc::to_device(x), table)).to_vector<float>();
+  const auto xs = x.to_vector<float>();
+  const auto flat = table_host.transpose().copy().to_vector<double>();
+  for (std::size_t k = 0; k < xs.size(); ++k) CHECK(z[k] == xs[k] + static_cast<float>(flat[k % 12]));
+  // A raw array on the host is refused: raw arrays are not copied.
+  CHECK_THROWS_WITH_AS((void)lookup(ufunc::to_device(x), table_host), doctest::Contains("a raw array is on cpu"),
+                       ufunc::target_error);
+}
+
 TEST_CASE("rtc: a typo in the body is a compile_error that names the body's line") {
   ufunc::cuda::elementwise_kernel typo("T x", "T z", "z = x;\nz = x +* 2;", "typo");
   const auto x = ufunc::to_device(ufunc_test::sample_array<float>(10, 1));

@@ -218,8 +218,27 @@ TEST_CASE("elementwise_kernel without a GPU: parsed, its source inspectable, its
   CHECK_THROWS_WITH_AS((void)hyp(a), doctest::Contains("takes 2 inputs, not 1"), ufunc::value_error);
   CHECK_THROWS_WITH_AS((void)hyp(a, b, {.signature = "ff->f"}), doctest::Contains("signature= and dtype= do not apply"),
                        ufunc::value_error);
-  CHECK_THROWS_WITH_AS(ufunc::cuda::elementwise_kernel("raw T x, T y", "T z", "z = x[i];", "k"),
-                       doctest::Contains("raw parameters are not supported yet"), ufunc::value_error);
+  CHECK_THROWS_WITH_AS(ufunc::cuda::elementwise_kernel("T x", "raw T z", "z[i] = x;", "k"),
+                       doctest::Contains("output z is raw; raw outputs are not supported"), ufunc::value_error);
+  CHECK_THROWS_WITH_AS(ufunc::cuda::elementwise_kernel("raw T x", "T z", "z = x[i];", "k"),
+                       doctest::Contains("needs at least one input that is not raw"), ufunc::value_error);
   CHECK_THROWS_WITH_AS(ufunc::cuda::elementwise_kernel("T x", "T z", "z = x;", "not a name"),
                        doctest::Contains("is not a C identifier"), ufunc::value_error);
+}
+
+TEST_CASE("elementwise_kernel without a GPU: raw inputs bind placeholders, are not cast, are not broadcast") {
+  ufunc::cuda::elementwise_kernel lookup("T x, raw U table", "T z", "z = x + (T)table[i % table.size()];", "lookup");
+  CHECK(lookup.ufunc().nin() == 1);  // the ufunc's operands are the broadcast parameters
+  CHECK(lookup.ufunc().nout() == 1);
+  const ufunc::array x = ufunc::full<float>({4}, 1.0f), table = ufunc::full<std::int32_t>({3}, 2);
+  CHECK_THROWS_AS((void)lookup(x, table), ufunc::target_error);  // no GPU or no cuda backend here
+  CHECK(lookup.ufunc().types() == std::vector<std::string>{"f->f"});
+  CHECK(
+      contains(lookup.source(std::vector<ufunc::dtype>{ufunc::float32, ufunc::int32}), "const _ufunc::raw<int> table"));
+  CHECK_THROWS_WITH_AS((void)lookup(x, 2), doctest::Contains("raw parameter table needs an array, not a scalar"),
+                       ufunc::value_error);
+  ufunc::cuda::elementwise_kernel typed("T x, raw int64 table", "T z", "z = x;", "typed");
+  CHECK_THROWS_WITH_AS((void)typed(x, table),
+                       doctest::Contains("raw parameter table is int64, its array int32 (raw arrays are not cast)"),
+                       ufunc::no_loop_error);
 }

@@ -58,6 +58,22 @@ std::pair<std::vector<std::string>, std::string_view> unpack(const std::string& 
   return {names, std::string_view(entry).substr(at + 1)};
 }
 
+// The raw arrays of the call being made on this thread: elementwise_kernel::call sets them
+// around its ufunc call, whose launch (below) runs on the same thread before it returns.
+thread_local const std::vector<array>* current_raw_arrays = nullptr;
+
+// _ufunc::raw<T> of the generated source: { char* data; long long n; int ndim;
+// long long shape[64]; long long strides[64]; } (ndim padded to 8 bytes).
+struct raw_parameter {
+  const std::byte* data;
+  long long n;
+  int ndim;
+  int padding;
+  long long shape[64];
+  long long strides[64];
+};
+static_assert(sizeof(raw_parameter) == 8 * (3 + 64 + 64));
+
 const compiled_loop::on_device& load_on_current_device(compiled_loop& loop) {
   const auto& cu = rtc::detail::driver();
   rtc::detail::cu_device device = 0;
@@ -116,13 +132,32 @@ void launch(const device_call& c, const void* data) {
     static_assert(sizeof(long long) == sizeof(std::byte*));
     std::memcpy(&words[std::size_t(1 + nd + operands * nd + a)], &c.base[a], sizeof(std::byte*));
   }
-  void* params[] = {words.data()};
+  std::vector<raw_parameter> raws;
+  std::vector<void*> params{words.data()};
+  if (current_raw_arrays != nullptr) {
+    raws.reserve(current_raw_arrays->size());
+    for (const array& r : *current_raw_arrays) {
+      if (r.device() != device::cuda(c.device))
+        throw target_error("elementwise_kernel '" + loop.name + "': a raw array is on " + r.device().str() +
+                           ", the call runs on cuda:" + std::to_string(c.device));
+      raw_parameter p{};
+      p.data = static_cast<const std::byte*>(r.data());
+      p.n = r.size();
+      p.ndim = r.ndim();
+      for (int k = 0; k < r.ndim(); ++k) {
+        p.shape[k] = r.shape()[std::size_t(k)];
+        p.strides[k] = r.strides()[std::size_t(k)];
+      }
+      raws.push_back(p);
+    }
+    for (auto& r : raws) params.push_back(&r);
+  }
   const long long blocks =
       std::min<long long>((c.size + block_threads - 1) / block_threads, static_cast<long long>(d.multiprocessors) * 32);
   const auto& cu = rtc::detail::driver();
   rtc::detail::check_driver(
       cu.launch_kernel(d.functions[(c.has_where ? dim_buckets : 0) + bucket], static_cast<unsigned>(blocks), 1, 1,
-                       block_threads, 1, 1, 0, c.stream, params, nullptr),
+                       block_threads, 1, 1, 0, c.stream, params.data(), nullptr),
       "cuLaunchKernel");
 }
 
@@ -140,15 +175,36 @@ struct elementwise_kernel::state {
   state(std::string_view in_params, std::string_view out_params, std::string_view op, std::string_view n,
         kernel_options o)
       : name(n),
-        params(rtc::parse_parameters(in_params, out_params)),
+        params(checked(rtc::parse_parameters(in_params, out_params), n)),
         operation(op),
         options(std::move(o)),
-        f(std::string(n), params.nin, params.nout) {}
+        f(std::string(n), count_broadcast(params, false), count_broadcast(params, true)) {}
 
+  // What the ufunc behind the kernel cannot take, said in the kernel's terms.
+  static rtc::parameter_list checked(rtc::parameter_list p, std::string_view name) {
+    for (const auto& q : p.params)
+      if (q.raw && q.output)
+        throw value_error("elementwise_kernel " + std::string(name) + ": output " + q.name +
+                          " is raw; raw outputs are not supported (raw inputs are)");
+    if (count_broadcast(p, false) == 0)
+      throw value_error("elementwise_kernel " + std::string(name) +
+                        ": needs at least one input that is not raw (the broadcast inputs give the call its shape)");
+    return p;
+  }
+
+  static int count_broadcast(const rtc::parameter_list& p, bool outputs) {
+    int n = 0;
+    for (const auto& q : p.params) n += q.output == outputs && !q.raw ? 1 : 0;
+    return n;
+  }
+
+  // The loop's signature: the broadcast (non-raw) parameters' dtypes.
   [[nodiscard]] type_signature signature(std::span<const dtype> bound) const {
     type_signature sig;
-    sig.resize(params.nin, params.nout);
-    for (int k = 0; k < params.nin + params.nout; ++k) sig.set(k, rtc::parameter_type(params, k, bound));
+    sig.resize(f.nin(), f.nout());
+    int operand = 0;
+    for (int k = 0; k < params.nin + params.nout; ++k)
+      if (!params.params[std::size_t(k)].raw) sig.set(operand++, rtc::parameter_type(params, k, bound));
     return sig;
   }
 };
@@ -167,10 +223,6 @@ void host_refuses(char* const*, std::int64_t, const std::int64_t*, const void* d
 elementwise_kernel::elementwise_kernel(std::string_view in_params, std::string_view out_params,
                                        std::string_view operation, std::string_view name, kernel_options options)
     : state_(std::make_shared<state>(in_params, out_params, operation, name, std::move(options))) {
-  for (const auto& p : state_->params.params)
-    if (p.raw)
-      throw value_error("elementwise_kernel " + std::string(name) + ": parameter " + p.name +
-                        " is raw; raw parameters are not supported yet");
   // The generator checks the name and the rest (a kernel with no inputs binds nothing).
   (void)rtc::elementwise_source(state_->params, std::vector<dtype>(state_->params.placeholders.size(), ufunc::float32),
                                 operation, name, state_->options.preamble);
@@ -184,10 +236,34 @@ std::vector<array> elementwise_kernel::call(std::span<const operand> inputs, con
   if (!options.signature.empty() || options.dtype)
     throw value_error("elementwise_kernel " + s.name +
                       ": signature= and dtype= do not apply; the dtypes come from the arguments' placeholders");
+  // Raw inputs go to the kernel as they are; the others are the ufunc's operands.
   std::vector<std::optional<dtype>> types;
-  for (const auto& in : inputs) types.push_back(in.is_scalar() ? std::nullopt : std::optional(in.as_array().type()));
+  std::vector<operand> broadcast;
+  std::vector<array> raw;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const auto& param = s.params.params[k];
+    const operand& in = inputs[k];
+    types.push_back(in.is_scalar() ? std::nullopt : std::optional(in.as_array().type()));
+    if (!param.raw) {
+      broadcast.push_back(in);
+      continue;
+    }
+    if (in.is_scalar())
+      throw value_error("elementwise_kernel " + s.name + ": raw parameter " + param.name +
+                        " needs an array, not a scalar");
+    raw.push_back(in.as_array());
+  }
   for (const auto& out : options.out) types.push_back(out.type());
   const auto bound = rtc::bind_placeholders(s.params, types);
+  for (std::size_t k = 0, r = 0; k < inputs.size(); ++k)
+    if (s.params.params[k].raw) {
+      const dtype want = rtc::parameter_type(s.params, int(k), bound);
+      if (raw[r].type() != want)
+        throw no_loop_error("elementwise_kernel " + s.name + ": raw parameter " + s.params.params[k].name + " is " +
+                            std::string(want.name()) + ", its array " + std::string(raw[r].type().name()) +
+                            " (raw arrays are not cast)");
+      ++r;
+    }
   const type_signature sig = s.signature(bound);
   const std::string text = sig.str();
   {
@@ -211,7 +287,12 @@ std::vector<array> elementwise_kernel::call(std::span<const operand> inputs, con
   call_options o = options;
   o.signature = text;
   if (!o.target) o.target = target_id::cuda;
-  return s.f.call(inputs, o);
+  struct raw_scope {
+    const std::vector<array>* saved = current_raw_arrays;
+    explicit raw_scope(const std::vector<array>* r) { current_raw_arrays = r; }
+    ~raw_scope() { current_raw_arrays = saved; }
+  } scope(raw.empty() ? nullptr : &raw);
+  return s.f.call(broadcast, o);
 }
 
 array elementwise_kernel::operator()(const operand& a, const call_options& options) const {

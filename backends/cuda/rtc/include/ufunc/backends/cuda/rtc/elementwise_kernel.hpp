@@ -12,7 +12,12 @@
 // call then runs the loop of exactly those dtypes. Calls go to target cuda unless the
 // options name another; a build without the cuda backend, or a machine without a GPU,
 // raises target_error. Compiled kernels are cached in memory and on disk
-// (kernel_cache.hpp). Raw parameters are not supported yet (value_error).
+// (kernel_cache.hpp).
+//
+// Raw inputs ("raw T table") are passed as they are, not broadcast: the body indexes them
+// with a flat C-order index (table[i % table.size()]); they must be device arrays of
+// exactly their parameter's dtype (no_loop_error otherwise; raw arrays are not cast) on
+// the call's GPU. Raw outputs are not supported (value_error).
 #pragma once
 
 #include <memory>
