@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -20,18 +21,12 @@ namespace ufunc::backends::parallel {
 
 namespace {
 
-// One piece of work on whichever thread runs it, with its floating-point flags
-// gathered into the task (errstate) when the caller asked for them.
+// One piece of work on whichever thread runs it (unit_task::run_piece: its floating-point
+// flags go to the task), ordered for TSan after the runner's writes.
 template <class Fn>
 void piece(const detail::unit_task& task, tsan_sync::tokens tokens, Fn&& fn) {
   const tsan_sync::piece_scope scope(tokens);
-  if (!task.gather_fp()) {
-    fn();
-    return;
-  }
-  detail::fp_clear();
-  fn();
-  if (const unsigned flags = detail::fp_read()) task.add_fp_flags(flags);
+  task.run_piece(std::forward<Fn>(fn));
 }
 
 struct run_context {

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include <ufunc/core/backend.hpp>
-#include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/detail/method_task.hpp>
 #include <ufunc/core/elementwise.hpp>
 
@@ -33,31 +32,18 @@ void execute(const elementwise_task& task) {
     task.run(std::max<std::int64_t>(0, last - piece_size), last);
 }
 
-// As the parallel backend's pieces: with errstate on, each piece's floating-point flags
-// go to the task (the caller reads them there).
-template <class Fn>
-void piece(const detail::unit_task& task, Fn&& fn) {
-  if (!task.gather_fp()) {
-    fn();
-    return;
-  }
-  detail::fp_clear();
-  fn();
-  if (const unsigned flags = detail::fp_read()) task.add_fp_flags(flags);
-}
-
 void execute_units(const detail::unit_task& task) {
   const std::int64_t blocks = task.blocks();
   std::vector<std::byte> partials(blocks > 1 ? static_cast<std::size_t>(blocks) * task.partial_size() : 0);
   std::unique_ptr<bool[]> nonempty(new bool[static_cast<std::size_t>(blocks)]);
   for (std::int64_t u = task.units(); u-- > 0;) {
     if (blocks <= 1) {
-      piece(task, [&] { task.run_units(u, u + 1); });
+      task.run_piece([&] { task.run_units(u, u + 1); });
       continue;
     }
     for (std::int64_t b = blocks; b-- > 0;)
-      piece(task, [&] { task.block_partials(u, b, b + 1, partials.data(), nonempty.get()); });
-    piece(task, [&] { task.combine(u, partials.data(), nonempty.get()); });
+      task.run_piece([&] { task.block_partials(u, b, b + 1, partials.data(), nonempty.get()); });
+    task.run_piece([&] { task.combine(u, partials.data(), nonempty.get()); });
   }
 }
 

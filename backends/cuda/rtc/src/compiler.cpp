@@ -1,7 +1,5 @@
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
 
-#include <memory>
-#include <mutex>
 #include <sstream>
 
 #include <ufunc/core/error.hpp>
@@ -54,21 +52,7 @@ struct nvrtc_api {
   }
 };
 
-// Loaded once; a failure is remembered and thrown again (with its message) on every use.
-const nvrtc_api& api() {
-  static std::once_flag once;
-  static std::unique_ptr<nvrtc_api> loaded;
-  static std::string failure;
-  std::call_once(once, [] {
-    try {
-      loaded = std::make_unique<nvrtc_api>();
-    } catch (const error& e) {
-      failure = e.what();
-    }
-  });
-  if (!loaded) throw target_error(failure);
-  return *loaded;
-}
+const nvrtc_api& api() { return detail::load_once<nvrtc_api>(); }
 
 void check(const nvrtc_api& a, nvrtc_result r, const char* what) {
   if (r != 0) throw target_error(std::string("NVRTC ") + what + " failed: " + a.get_error_string(r));

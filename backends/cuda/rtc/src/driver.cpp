@@ -1,8 +1,5 @@
 #include "driver.hpp"
 
-#include <memory>
-#include <mutex>
-
 #include <ufunc/core/error.hpp>
 
 #include "toolkit.hpp"
@@ -39,20 +36,7 @@ struct loaded_driver {
 
 }  // namespace
 
-const driver_api& driver() {
-  static std::once_flag once;
-  static std::unique_ptr<loaded_driver> loaded;
-  static std::string failure;
-  std::call_once(once, [] {
-    try {
-      loaded = std::make_unique<loaded_driver>();
-    } catch (const error& e) {
-      failure = e.what();
-    }
-  });
-  if (!loaded) throw target_error(failure);
-  return loaded->api;
-}
+const driver_api& driver() { return load_once<loaded_driver>().api; }
 
 void check_driver(cu_result r, const char* what) {
   if (r != 0) loaded_driver::check_driver_with(driver(), r, what);

@@ -1,8 +1,12 @@
 // Where the CUDA Toolkit is, and its libraries loaded by name at run time.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
+
+#include <ufunc/core/error.hpp>
 
 namespace ufunc::cuda::rtc::detail {
 
@@ -27,5 +31,26 @@ class shared_library {
   void* handle_ = nullptr;
   std::string path_;
 };
+
+/// The one `T` of the process, made by its constructor on first use (which loads a library
+/// and binds its functions). A constructor that throws is not tried again: every use
+/// throws target_error with its message (the library stays missing for the process).
+///
+///     const nvrtc_api& api = load_once<nvrtc_api>();
+template <class T>
+const T& load_once() {
+  static std::once_flag once;
+  static std::unique_ptr<T> loaded;
+  static std::string failure;
+  std::call_once(once, [] {
+    try {
+      loaded = std::make_unique<T>();
+    } catch (const error& e) {
+      failure = e.what();
+    }
+  });
+  if (!loaded) throw target_error(failure);
+  return *loaded;
+}
 
 }  // namespace ufunc::cuda::rtc::detail

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/target.hpp>
 
 namespace ufunc::detail {
@@ -50,6 +51,22 @@ class unit_task {
   void set_gather_fp(bool on) noexcept { gather_fp_ = on; }
   void add_fp_flags(unsigned flags) const noexcept { fp_flags_.fetch_or(flags, std::memory_order_relaxed); }
   [[nodiscard]] unsigned fp_flags() const noexcept { return fp_flags_.load(std::memory_order_relaxed); }
+
+  /// Runs fn() as one piece of this task on the calling thread: with gather_fp() on, the
+  /// thread's status flags are cleared first and what fn() raised goes to fp_flags(). An
+  /// executor runs every piece through it, on whichever thread.
+  ///
+  ///     task.run_piece([&] { task.run_units(first, last); });
+  template <class Fn>
+  void run_piece(Fn&& fn) const {
+    if (!gather_fp_) {
+      fn();
+      return;
+    }
+    fp_clear();
+    fn();
+    if (const unsigned flags = fp_read()) add_fp_flags(flags);
+  }
 
  private:
   bool gather_fp_ = false;
