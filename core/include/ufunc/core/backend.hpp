@@ -93,8 +93,10 @@ struct backend {
 /// Adds `b` to the registry, under b.id and b.name. Throws value_error where the id is
 /// automatic or has a backend already, where the name is empty, taken or not an
 /// identifier ([a-z0-9_]+). The library registers its own backends before the first
-/// lookup; a program registers its own before its first call that names them. Entries
-/// are never removed, and a registration may run while calls on other targets run.
+/// lookup; a program registers its own before its first call that names them, and
+/// before its first ufunc call at all if UFUNC_TARGET names it (the variable is read
+/// once, on that call). Entries are never removed, and a registration may run while
+/// calls on other targets run.
 void register_backend(const backend& b);
 
 namespace detail {
