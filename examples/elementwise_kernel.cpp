@@ -41,7 +41,8 @@ int main() try {
   std::printf("loops compiled: %s\n", squared_diff.ufunc().types().front().c_str());
   // The same with built-in ufuncs on the host.
   const auto d = ufunc::subtract(x, y), e = ufunc::subtract(x, 5.0f);
-  const auto want_row = ufunc::multiply(d, d).to_vector<float>(), want_scalar = ufunc::multiply(e, e).to_vector<float>();
+  const auto want_row = ufunc::multiply(d, d).to_vector<float>(),
+             want_scalar = ufunc::multiply(e, e).to_vector<float>();
   return by_row.to_vector<float>() == want_row && by_scalar.to_vector<float>() == want_scalar ? 0 : 1;
 } catch (const ufunc::error& e) {
   std::fprintf(stderr, "ufunc error: %s\n", e.what());

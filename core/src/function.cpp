@@ -123,6 +123,20 @@ loop_entry function::resolve_loop(std::span<const dtype> inputs, const call_opti
   return detail::find_loop(*state_, {in.data(), inputs.size()}, fixed, options.casting);
 }
 
+loop_entry function::resolve_loop(std::span<const operand> inputs, const call_options& options) const {
+  if (static_cast<int>(inputs.size()) != nin())
+    throw value_error("ufunc '" + name() + "' takes " + std::to_string(nin()) + " inputs, got " +
+                      std::to_string(inputs.size()));
+  std::array<detail::resolver_input, max_operands> in{};
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    in[i] = inputs[i].is_scalar() ? detail::resolver_input{dtype{}, &inputs[i].as_scalar()}
+                                  : detail::resolver_input{inputs[i].as_array().type(), nullptr};
+  detail::apply_weak_promotion({in.data(), inputs.size()});
+  const auto fixed = detail::fixed_from_options(options, nin(), nout(), name());
+  std::shared_lock lock(state_->mutex);
+  return detail::find_loop(*state_, {in.data(), inputs.size()}, fixed, options.casting);
+}
+
 array function::operator()(const operand& a, const call_options& options) const {
   const operand ops[] = {{operand::view_tag{}, a}};
   return call_single(ops, options);

@@ -39,6 +39,7 @@ class operand {
     requires is_weak_scalar_type<T>
   operand(T v) : value_(weak_scalar(v)) {}  // NOLINT(google-explicit-constructor)
   // clang-format on
+  operand(const weak_scalar& w) noexcept : value_(w) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool is_scalar() const noexcept { return value_.index() == 2; }
   [[nodiscard]] const array& as_array() const {
@@ -129,6 +130,12 @@ class function {
   [[nodiscard]] type_signature resolve(std::span<const dtype> inputs, const call_options& options = {}) const;
   /// The same, returning the whole loop entry (its code, reduce fn, flags).
   [[nodiscard]] loop_entry resolve_loop(std::span<const dtype> inputs, const call_options& options = {}) const;
+  /// The loop a call with these operands would run: arrays count by their dtype, C++
+  /// scalars stay weak (NEP 50), as in a call, and a weak integer that does not fit the
+  /// loop raises overflow_error as the call would (only the arrays' dtypes are read).
+  ///
+  ///     ufunc::add.get().resolve_loop({ufunc::operand(x_float32), ufunc::operand(2.5)}).types.str()   // "ff->f"
+  [[nodiscard]] loop_entry resolve_loop(std::span<const operand> inputs, const call_options& options = {}) const;
 
   array operator()(const operand& a, const call_options& options = {}) const;
   array operator()(const operand& a, const operand& b, const call_options& options = {}) const;

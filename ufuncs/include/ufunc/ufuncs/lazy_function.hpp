@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ufunc/core/function.hpp>
+#include <ufunc/fusion/expr.hpp>
 
 namespace ufunc {
 
@@ -26,6 +27,16 @@ class lazy_function {
   std::vector<array> call(std::span<const operand> inputs, const call_options& options = {}) const {
     return get_().call(inputs, options);
   }
+  /// Inside a fused function (ufunc::fuse): records this ufunc as a node on symbolic
+  /// arguments (C++ scalars among them stay weak) and returns its first output.
+  // clang-format off
+  template <class... A>
+    requires(sizeof...(A) >= 1 && (fusion::is_traceable<A> && ...) && (fusion::is_expr<A> || ...))
+  fusion::expr operator()(const A&... a) const {
+    const fusion::expr args[] = {fusion::to_expr(a)...};
+    return fusion::apply(get_(), args);
+  }
+  // clang-format on
 
   // The ufunc methods (see function.hpp and core/methods.hpp).
   array reduce(const array& a, const reduce_options& options = {}) const { return get_().reduce(a, options); }

@@ -1,0 +1,83 @@
+// Fusion on the host targets (issue 19): sqrt(a*a + b*b) on float32 and float64 as four
+// built-in calls with preallocated outputs (the unfused chain), as one fused ufunc
+// (ufunc::fuse), and as one vectorized functor (the floor a C++ user gets by hand), on
+// targets cpu and parallel. bench/fuse_peers.py times NumPy and numexpr on the same
+// expression. Prints CSV: expr,dtype,n,impl,target,seconds (median of repeated calls).
+//
+//   fuse_bench [log2 sizes...]        (default 16 20 22 24)
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <ufunc/fuse.hpp>
+#include <ufunc/ufunc.hpp>
+
+namespace {
+
+template <class F>
+double median_seconds(F&& f, double min_total = 0.2) {
+  f();
+  std::vector<double> t;
+  double total = 0;
+  while (total < min_total || t.size() < 5) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    total += t.back();
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct hyp_functor {
+  template <class T>
+  T operator()(T a, T b) const {
+    using std::sqrt;
+    return sqrt(a * a + b * b);
+  }
+};
+
+template <class T>
+void run(std::int64_t n) {
+  const char* dtype = sizeof(T) == 4 ? "f32" : "f64";
+  const auto a = ufunc::full<T>({n}, T(1.25)), b = ufunc::full<T>({n}, T(2.5));
+  ufunc::array out = ufunc::empty<T>({n}), t1 = ufunc::empty<T>({n}), t2 = ufunc::empty<T>({n});
+  auto hyp = ufunc::fuse([](auto x, auto y) { return ufunc::sqrt(x * x + y * y); }, "hyp");
+  auto composed = ufunc::vectorize<ufunc::signatures<float(float, float), double(double, double)>, ufunc::target::cpu>(
+      hyp_functor{}, "hyp_vectorized");
+  for (auto target : {ufunc::target_id::cpu, ufunc::target_id::parallel}) {
+    if (!ufunc::target_available(target)) continue;
+    const ufunc::call_options on{.target = target};
+    const char* tname = target == ufunc::target_id::cpu ? "cpu" : "parallel";
+    const double chain = median_seconds([&] {
+      ufunc::multiply(a, a, {.out = {t1}, .target = target});
+      ufunc::multiply(b, b, {.out = {t2}, .target = target});
+      ufunc::add(t1, t2, {.out = {t1}, .target = target});
+      ufunc::sqrt(t1, {.out = {out}, .target = target});
+    });
+    const double fused = median_seconds([&] { hyp(a, b, {.out = {out}, .target = target}); });
+    const double by_hand =
+        median_seconds([&] { composed(ufunc::array(a), ufunc::array(b), {.out = {out}, .target = target}); });
+    (void)on;
+    std::printf("hyp,%s,%lld,unfused_chain,%s,%.9g\n", dtype, static_cast<long long>(n), tname, chain);
+    std::printf("hyp,%s,%lld,fused,%s,%.9g\n", dtype, static_cast<long long>(n), tname, fused);
+    std::printf("hyp,%s,%lld,vectorized_functor,%s,%.9g\n", dtype, static_cast<long long>(n), tname, by_hand);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes;
+  for (int k = 1; k < argc; ++k) sizes.push_back(std::atoi(argv[k]));
+  if (sizes.empty()) sizes = {16, 20, 22, 24};
+  std::printf("expr,dtype,n,impl,target,seconds\n");
+  for (int log2 : sizes) {
+    run<float>(std::int64_t{1} << log2);
+    run<double>(std::int64_t{1} << log2);
+  }
+}

@@ -1,0 +1,74 @@
+// The symbolic values of a fused expression (ufunc::fuse, <ufunc/fuse.hpp>). Inside the
+// function given to fuse, the arguments are exprs; calling a ufunc on an expr, or an
+// operator of <ufunc/fuse.hpp>, records a node instead of computing. C++ scalars mixed in
+// stay weak (NEP 50), as in a call.
+//
+//   ufunc::fusion::expr x = ufunc::fusion::input(0);
+//   ufunc::fusion::expr y = ufunc::fusion::apply(ufunc::multiply, {x, ufunc::fusion::constant(2.0)});
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include <ufunc/core/function.hpp>
+#include <ufunc/core/scalar.hpp>
+
+namespace ufunc::fusion {
+
+struct node;
+
+/// A value of the traced expression: an input, a constant or a ufunc's output.
+class expr {
+ public:
+  explicit expr(std::shared_ptr<const node> n) noexcept : node_(std::move(n)) {}
+  [[nodiscard]] const node& get() const noexcept { return *node_; }
+  [[nodiscard]] const std::shared_ptr<const node>& pointer() const noexcept { return node_; }
+
+ private:
+  std::shared_ptr<const node> node_;
+};
+
+/// One call of a ufunc in the trace; each of its outputs is a node.
+struct call_site {
+  function f;
+  std::vector<expr> args;
+};
+
+struct node {
+  enum class kind { input, constant, call };
+  kind what = kind::input;
+  /// input: the fused call's input position; call: which output of the call.
+  int index = 0;
+  /// constant: the C++ scalar (weak).
+  std::optional<weak_scalar> value;
+  /// call: the ufunc and its arguments.
+  std::shared_ptr<const call_site> site;
+};
+
+/// Input `k` of the fused call.
+[[nodiscard]] expr input(int k);
+/// A C++ scalar in the expression: weak, as a scalar argument of a call.
+[[nodiscard]] expr constant(const weak_scalar& value);
+/// `f` applied to `args` (f.nin() of them): its first output. apply_all: every output.
+[[nodiscard]] expr apply(const function& f, std::span<const expr> args);
+[[nodiscard]] std::vector<expr> apply_all(const function& f, std::span<const expr> args);
+
+template <class T>
+inline constexpr bool is_expr = std::is_same_v<std::remove_cvref_t<T>, expr>;
+
+/// An argument a traced call takes: an expr or a C++ scalar.
+template <class T>
+inline constexpr bool is_traceable = is_expr<T> || is_weak_scalar_type<std::remove_cvref_t<T>>;
+
+template <class A>
+[[nodiscard]] expr to_expr(const A& a) {
+  if constexpr (is_expr<A>)
+    return a;
+  else
+    return constant(weak_scalar(a));
+}
+
+}  // namespace ufunc::fusion

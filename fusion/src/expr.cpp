@@ -1,0 +1,41 @@
+#include <ufunc/fusion/expr.hpp>
+
+#include <string>
+
+#include <ufunc/core/error.hpp>
+
+namespace ufunc::fusion {
+
+expr input(int k) {
+  auto n = std::make_shared<node>();
+  n->what = node::kind::input;
+  n->index = k;
+  return expr(std::move(n));
+}
+
+expr constant(const weak_scalar& value) {
+  auto n = std::make_shared<node>();
+  n->what = node::kind::constant;
+  n->value = value;
+  return expr(std::move(n));
+}
+
+std::vector<expr> apply_all(const function& f, std::span<const expr> args) {
+  if (static_cast<int>(args.size()) != f.nin())
+    throw value_error("fuse: ufunc '" + f.name() + "' takes " + std::to_string(f.nin()) + " inputs, got " +
+                      std::to_string(args.size()));
+  auto site = std::make_shared<call_site>(call_site{f, std::vector<expr>(args.begin(), args.end())});
+  std::vector<expr> outputs;
+  for (int k = 0; k < f.nout(); ++k) {
+    auto n = std::make_shared<node>();
+    n->what = node::kind::call;
+    n->index = k;
+    n->site = site;
+    outputs.emplace_back(std::move(n));
+  }
+  return outputs;
+}
+
+expr apply(const function& f, std::span<const expr> args) { return apply_all(f, args).front(); }
+
+}  // namespace ufunc::fusion

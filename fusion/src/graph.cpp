@@ -1,0 +1,360 @@
+#include <ufunc/fusion/graph.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <map>
+#include <vector>
+
+#include <ufunc/core/array.hpp>
+#include <ufunc/core/casting.hpp>
+#include <ufunc/core/detail/streaming.hpp>
+#include <ufunc/core/error.hpp>
+
+namespace ufunc::fusion {
+
+namespace {
+
+// Elements per block: the temporaries of a few nodes stay in the L1 data cache (4 float32
+// temporaries: 16 KiB), as numexpr's blocks; a node's loop call costs tens of ns of
+// dispatch, small beside 1024 elements. Measured on the 2-core VM (hyp, bench/fuse_bench):
+// 1024 and 4096 within noise of each other, 512 slower (call overhead), 8192 slower (L2).
+constexpr std::int64_t block = 1024;
+
+std::size_t round_up(std::size_t n) { return (n + 63) / 64 * 64; }
+
+}  // namespace
+
+// Where a value lives while a block runs: an operand of the fused call (strided), a
+// constant (stride 0) or a temporary of one block (contiguous).
+struct slot {
+  enum class kind { operand, constant, temp, output };
+  kind where;
+  int index;  // operand position, constant number or temporary number
+  dtype type;
+};
+
+struct compiled_graph::plan {
+  struct argument {
+    int slot;
+    cast_loop_fn cast = nullptr;  // to the loop's dtype, into temporary cast_temp
+    int cast_temp = -1;
+  };
+  struct step {
+    function f;  // keeps the loop's code and state alive
+    inner_loop_fn fn;
+    const void* data;
+    type_signature loop_types;
+    std::vector<argument> inputs;
+    std::vector<int> outputs;    // slots
+    bool writes_output = false;  // a fused output is one of its results (write_outputs_in_place)
+  };
+
+  type_signature types;
+  std::vector<slot> slots;
+  std::vector<std::array<std::byte, 16>> constants;
+  std::vector<dtype> temps;
+  std::vector<std::size_t> temp_offsets;  // in one block's scratch
+  std::size_t scratch_bytes = 0;
+  std::vector<step> steps;
+  std::vector<int> outputs;  // slots of the fused outputs
+  std::vector<cast_loop_fn> output_copies;
+  int overflowing_constants = 0;
+
+  int add_slot(slot::kind k, int index, dtype t) {
+    slots.push_back({k, index, t});
+    return static_cast<int>(slots.size()) - 1;
+  }
+  int add_temp(dtype t) {
+    temps.push_back(t);
+    temp_offsets.push_back(scratch_bytes);
+    scratch_bytes += round_up(static_cast<std::size_t>(block) * t.itemsize());
+    return add_slot(slot::kind::temp, static_cast<int>(temps.size()) - 1, t);
+  }
+};
+
+namespace {
+
+using plan = compiled_graph::plan;
+
+std::string value_name(const plan& p, int s) {
+  const slot& v = p.slots[std::size_t(s)];
+  switch (v.where) {
+    case slot::kind::operand:
+      return "x" + std::to_string(v.index);
+    case slot::kind::constant:
+      return "c" + std::to_string(v.index);
+    case slot::kind::output:
+      return "out" + std::to_string(v.index);
+    case slot::kind::temp:
+      break;
+  }
+  return "t" + std::to_string(v.index);
+}
+
+class compiler {
+ public:
+  compiler(plan& p, std::span<const dtype> input_types) : p_(p), input_types_(input_types) {}
+
+  // The slot of a value that is not a bare constant.
+  int value(const expr& e) {
+    const node& n = e.get();
+    switch (n.what) {
+      case node::kind::input: {
+        if (n.index < 0 || n.index >= static_cast<int>(input_types_.size()))
+          throw value_error("fuse: input " + std::to_string(n.index) + " of a call with " +
+                            std::to_string(input_types_.size()) + " inputs");
+        if (auto it = inputs_.find(n.index); it != inputs_.end()) return it->second;
+        return inputs_[n.index] = p_.add_slot(slot::kind::operand, n.index, input_types_[std::size_t(n.index)]);
+      }
+      case node::kind::constant:
+        throw value_error("fuse: an output of the fused function is a constant (" + n.value->str() +
+                          "); return an expression of the inputs");
+      case node::kind::call:
+        break;
+    }
+    return call(*n.site)[std::size_t(n.index)];
+  }
+
+ private:
+  const std::vector<int>& call(const call_site& site) {
+    if (auto it = calls_.find(&site); it != calls_.end()) return it->second;
+    const int nin = site.f.nin();
+    // The operands as the ufunc's resolution sees them: arrays of the flowing dtypes
+    // (empty ones: only their dtype is read), constants as weak scalars.
+    std::vector<operand> operands;
+    std::vector<int> arg_slots(std::size_t(nin), -1);
+    for (int i = 0; i < nin; ++i) {
+      const node& a = site.args[std::size_t(i)].get();
+      if (a.what == node::kind::constant) {
+        operands.emplace_back(*a.value);
+      } else {
+        arg_slots[std::size_t(i)] = value(site.args[std::size_t(i)]);
+        operands.emplace_back(array::empty({0}, p_.slots[std::size_t(arg_slots[std::size_t(i)])].type));
+      }
+    }
+    loop_entry loop;
+    try {
+      loop = site.f.resolve_loop(std::span<const operand>(operands));
+    } catch (const no_loop_error& e) {
+      std::string types;
+      for (int i = 0; i < nin; ++i) {
+        const node& a = site.args[std::size_t(i)].get();
+        types += (i ? ", " : "") + (a.what == node::kind::constant
+                                        ? "a C++ scalar " + a.value->str()
+                                        : std::string(p_.slots[std::size_t(arg_slots[std::size_t(i)])].type.name()));
+      }
+      throw no_loop_error("fuse: node " + std::to_string(p_.steps.size()) + ", " + site.f.name() + "(" + types +
+                          "): " + e.what());
+    }
+    plan::step s{site.f, loop.host, loop.host_data, loop.types, {}, {}};
+    for (int i = 0; i < nin; ++i) {
+      const dtype want = loop.types.input(i);
+      const node& a = site.args[std::size_t(i)].get();
+      if (a.what == node::kind::constant) {
+        // Converted once, into the loop's dtype, as a call converts a scalar argument.
+        std::array<std::byte, 16> bytes{};
+        a.value->store(want, bytes.data());
+        if (a.value->overflows(want)) ++p_.overflowing_constants;
+        p_.constants.push_back(bytes);
+        s.inputs.push_back({p_.add_slot(slot::kind::constant, static_cast<int>(p_.constants.size()) - 1, want)});
+        continue;
+      }
+      plan::argument arg{arg_slots[std::size_t(i)]};
+      const dtype have = p_.slots[std::size_t(arg.slot)].type;
+      if (have != want) {
+        arg.cast = get_cast_loop(have, want);
+        arg.cast_temp = p_.add_temp(want);
+      }
+      s.inputs.push_back(arg);
+    }
+    for (int o = 0; o < loop.types.nout(); ++o) s.outputs.push_back(p_.add_temp(loop.types.output(o)));
+    p_.steps.push_back(std::move(s));
+    return calls_[&site] = p_.steps.back().outputs;
+  }
+
+  plan& p_;
+  std::span<const dtype> input_types_;
+  std::map<int, int> inputs_;
+  std::map<const call_site*, std::vector<int>> calls_;
+};
+
+// Pointer and byte step of slot `s` for the block starting at element k.
+struct located {
+  char* pointer;
+  std::int64_t step;
+};
+
+located locate(const plan& p, int s, char* const* args, const std::int64_t* steps, std::int64_t k, std::byte* scratch) {
+  const slot& v = p.slots[std::size_t(s)];
+  switch (v.where) {
+    case slot::kind::operand:
+      return {args[v.index] + k * steps[v.index], steps[v.index]};
+    case slot::kind::constant:
+      return {reinterpret_cast<char*>(const_cast<std::byte*>(p.constants[std::size_t(v.index)].data())), 0};
+    case slot::kind::output: {
+      const int out = p.types.nin() + v.index;
+      return {args[out] + k * steps[out], steps[out]};
+    }
+    case slot::kind::temp:
+      break;
+  }
+  return {reinterpret_cast<char*>(scratch + p.temp_offsets[std::size_t(v.index)]),
+          static_cast<std::int64_t>(v.type.itemsize())};
+}
+
+// One scratch area per nesting depth on each thread: a node may itself be a fused ufunc.
+struct scratch_stack {
+  std::vector<std::vector<std::byte>> areas;
+  std::size_t depth = 0;
+};
+thread_local scratch_stack scratch_areas;
+
+struct scratch_scope {
+  std::byte* data;
+  explicit scratch_scope(std::size_t bytes) {
+    auto& s = scratch_areas;
+    if (s.areas.size() <= s.depth) s.areas.resize(s.depth + 1);
+    auto& area = s.areas[s.depth++];
+    if (area.size() < bytes) area.resize(bytes);
+    data = area.data();
+  }
+  ~scratch_scope() { --scratch_areas.depth; }
+  scratch_scope(const scratch_scope&) = delete;
+  scratch_scope& operator=(const scratch_scope&) = delete;
+};
+
+// The fused loop: the whole graph over blocks of the run, each node's own loop in turn.
+// A block's outputs are written after all of its inputs were read, so an output may be
+// an input (in place).
+void fused_loop(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data) {
+  const plan& p = *static_cast<const plan*>(data);
+  const scratch_scope scratch(p.scratch_bytes);
+  // A large call streams its output stores (core/detail/streaming.hpp): only the nodes
+  // that write a fused output may; a temporary written that way would be read back from memory.
+  const bool stream_outputs = ufunc::detail::stream_stores;
+  const ufunc::detail::stream_stores_scope restore(false);
+  const int nin = p.types.nin();
+  char* a[max_operands];
+  std::int64_t st[max_operands];
+  for (std::int64_t k = 0; k < n; k += block) {
+    const std::int64_t m = std::min(block, n - k);
+    for (const auto& s : p.steps) {
+      int j = 0;
+      for (const auto& arg : s.inputs) {
+        located l = locate(p, arg.slot, args, steps, k, scratch.data);
+        if (arg.cast != nullptr) {
+          const located to = locate(p, arg.cast_temp, args, steps, k, scratch.data);
+          arg.cast(reinterpret_cast<const std::byte*>(l.pointer), l.step, reinterpret_cast<std::byte*>(to.pointer),
+                   to.step, m);
+          l = to;
+        }
+        a[j] = l.pointer;
+        st[j++] = l.step;
+      }
+      for (int o : s.outputs) {
+        const located l = locate(p, o, args, steps, k, scratch.data);
+        a[j] = l.pointer;
+        st[j++] = l.step;
+      }
+      ufunc::detail::stream_stores = stream_outputs && s.writes_output;
+      s.fn(a, m, st, s.data);
+    }
+    ufunc::detail::stream_stores = false;
+    for (std::size_t o = 0; o < p.outputs.size(); ++o) {
+      if (p.output_copies[o] == nullptr) continue;  // its node wrote it
+      const located from = locate(p, p.outputs[o], args, steps, k, scratch.data);
+      const int out = nin + static_cast<int>(o);
+      p.output_copies[o](reinterpret_cast<const std::byte*>(from.pointer), from.step,
+                         reinterpret_cast<std::byte*>(args[out] + k * steps[out]), steps[out], m);
+    }
+  }
+}
+
+// A node whose result is a fused output writes it straight into the output instead of a
+// temporary (saving a copy), where no later node reads an operand of the call: the output
+// may be an input (in place), and those reads would see the block already written.
+void write_outputs_in_place(plan& p) {
+  auto reads_operands = [&](const plan::step& s) {
+    return std::any_of(s.inputs.begin(), s.inputs.end(), [&](const plan::argument& a) {
+      return p.slots[std::size_t(a.slot)].where == slot::kind::operand;
+    });
+  };
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) {
+    slot& v = p.slots[std::size_t(p.outputs[o])];
+    if (v.where != slot::kind::temp) continue;  // an input returned as it is, or an output already
+    std::size_t producer = p.steps.size();
+    for (std::size_t k = 0; k < p.steps.size(); ++k)
+      for (int s : p.steps[k].outputs)
+        if (s == p.outputs[o]) producer = k;
+    if (producer == p.steps.size()) continue;
+    if (std::any_of(p.steps.begin() + std::ptrdiff_t(producer) + 1, p.steps.end(), reads_operands)) continue;
+    v.where = slot::kind::output;
+    v.index = static_cast<int>(o);
+    p.output_copies[o] = nullptr;
+    p.steps[producer].writes_output = true;
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const compiled_graph> compile_graph(std::span<const expr> outputs, std::span<const dtype> input_types) {
+  if (outputs.empty()) throw value_error("fuse: the fused function returns nothing");
+  if (input_types.empty()) throw value_error("fuse: a fused function takes at least one input");
+  if (input_types.size() + outputs.size() > std::size_t(max_operands))
+    throw value_error("fuse: " + std::to_string(input_types.size() + outputs.size()) + " inputs and outputs; at most " +
+                      std::to_string(max_operands));
+  auto p = std::make_unique<plan>();
+  compiler c(*p, input_types);
+  for (const auto& e : outputs) p->outputs.push_back(c.value(e));
+  p->types.resize(static_cast<int>(input_types.size()), static_cast<int>(outputs.size()));
+  for (std::size_t i = 0; i < input_types.size(); ++i) p->types.set(static_cast<int>(i), input_types[i]);
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const dtype t = p->slots[std::size_t(p->outputs[o])].type;
+    p->types.set(static_cast<int>(input_types.size() + o), t);
+    p->output_copies.push_back(get_cast_loop(t, t));
+  }
+  write_outputs_in_place(*p);
+  return std::make_shared<const compiled_graph>(std::move(p));
+}
+
+compiled_graph::compiled_graph(std::unique_ptr<plan> p) : plan_(std::move(p)) {}
+compiled_graph::~compiled_graph() = default;
+
+const type_signature& compiled_graph::types() const noexcept { return plan_->types; }
+
+int compiled_graph::overflowing_constants() const noexcept { return plan_->overflowing_constants; }
+
+loop_entry compiled_graph::loop(const std::shared_ptr<const compiled_graph>& self) const {
+  loop_entry e;
+  e.types = plan_->types;
+  e.host = &fused_loop;
+  e.host_data = plan_.get();
+  e.keepalive = self;
+  return e;
+}
+
+std::string compiled_graph::explain() const {
+  const plan& p = *plan_;
+  std::string s;
+  for (const auto& step : p.steps) {
+    for (std::size_t o = 0; o < step.outputs.size(); ++o) s += (o ? ", " : "") + value_name(p, step.outputs[o]);
+    s += " = " + step.f.name() + "(";
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+      const auto& arg = step.inputs[i];
+      s += i ? ", " : "";
+      if (arg.cast != nullptr)
+        s += std::string(step.loop_types.input(int(i)).name()) + "(" + value_name(p, arg.slot) + ")";
+      else
+        s += value_name(p, arg.slot);
+    }
+    s += ")  " + step.loop_types.str() + "\n";
+  }
+  for (std::size_t o = 0; o < p.outputs.size(); ++o)
+    if (p.output_copies[o] != nullptr)  // not written by its node: copied after each block
+      s += "out" + std::to_string(o) + " = " + value_name(p, p.outputs[o]) + "  " +
+           std::string(p.slots[std::size_t(p.outputs[o])].type.name()) + "\n";
+  return s;
+}
+
+}  // namespace ufunc::fusion

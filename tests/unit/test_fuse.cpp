@@ -1,0 +1,140 @@
+// ufunc::fuse on the host targets: fused equals the same calls made one by one, bit for
+// bit and dtype for dtype (mixed dtypes, weak scalars, every built-in binary and unary
+// ufunc as a node, broadcasting, strides, out= in place, where=, several outputs), one
+// trace per tuple of input dtypes, no temporaries of the call's size, and errors that
+// name the node.
+#include <cstring>
+#include <tuple>
+
+#include <ufunc/core/detail/memory.hpp>
+#include <ufunc/fuse.hpp>
+
+#include "test_support.hpp"
+
+namespace {
+
+// The same bytes, dtype and shape (C-ordered copies, so strides do not matter).
+void check_same(const ufunc::array& got, const ufunc::array& want) {
+  REQUIRE(got.type() == want.type());
+  REQUIRE(got.shape() == want.shape());
+  const auto g = got.copy(), w = want.copy();
+  CHECK(std::memcmp(g.data(), w.data(), static_cast<std::size_t>(g.nbytes())) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("fuse: sqrt(a*a + b*b) equals the chain on float32 and float64, contiguous, strided, broadcast") {
+  auto hyp = ufunc::fuse([](auto a, auto b) { return ufunc::sqrt(a * a + b * b); }, "hyp");
+  auto chain = [](const ufunc::array& a, const ufunc::array& b) {
+    return ufunc::sqrt(ufunc::add(ufunc::multiply(a, a), ufunc::multiply(b, b)));
+  };
+  for (std::size_t n : {1u, 7u, 511u, 512u, 513u, 5000u}) {
+    CAPTURE(n);
+    const ufunc::array x = ufunc_test::sample_array<float>(n, 1), y = ufunc_test::sample_array<float>(n, 2);
+    check_same(hyp(x, y), chain(x, y));
+    const ufunc::array xd = ufunc_test::sample_array<double>(n, 3), yd = ufunc_test::sample_array<double>(n, 4);
+    check_same(hyp(xd, yd), chain(xd, yd));
+  }
+  const ufunc::array m = ufunc_test::sample_array<float>(60 * 70, 5).reshape({60, 70});
+  const ufunc::array row = ufunc_test::sample_array<float>(70, 6).reshape({1, 70});
+  check_same(hyp(m, row), chain(m, row));
+  const ufunc::array mt = ufunc_test::sample_array<float>(70 * 60, 9).reshape({70, 60});
+  check_same(hyp(m.transpose(), mt), chain(m.transpose(), mt));
+  const auto reversed = m[{ufunc::slice{std::nullopt, std::nullopt, -2}}];
+  check_same(hyp(reversed, reversed), chain(reversed, reversed));
+  CHECK(hyp.traces() == 2);  // float32 and float64
+  CHECK(hyp.ufunc().types() == std::vector<std::string>{"ff->f", "dd->d"});
+}
+
+TEST_CASE("fuse: mixed dtypes and weak scalars resolve per node as the chain does") {
+  auto f = ufunc::fuse([](auto a, auto b, auto c) { return a * b + c - 3; }, "f");
+  const ufunc::array i8 = ufunc_test::sample_array<std::int8_t>(1000, 1);
+  const ufunc::array f32 = ufunc_test::sample_array<float>(1000, 2);
+  const ufunc::array u16 = ufunc_test::sample_array<std::uint16_t>(1000, 3);
+  const auto want = ufunc::subtract(ufunc::add(ufunc::multiply(i8, f32), u16), 3);
+  check_same(f(i8, f32, u16), want);
+  CHECK(f(i8, f32, u16).type() == ufunc::float32);
+  // Integers: int8 * int8 wraps as in the chain; a weak 2.5 makes it float64.
+  auto g = ufunc::fuse([](auto a) { return (a * a) * 2.5; }, "g");
+  check_same(g(i8), ufunc::multiply(ufunc::multiply(i8, i8), 2.5));
+  CHECK(g(i8).type() == ufunc::float64);
+  // Booleans and comparisons; complex.
+  auto h = ufunc::fuse([](auto a, auto b) { return (a < b) & (b <= 0.5f); }, "h");
+  const ufunc::array g32 = ufunc_test::sample_array<float>(1000, 9);
+  check_same(h(f32, g32), ufunc::bitwise_and(ufunc::less(f32, g32), ufunc::less_equal(g32, 0.5f)));
+  const ufunc::array c64 = ufunc_test::sample_array<std::complex<float>>(300, 4);
+  auto k = ufunc::fuse([](auto a) { return ufunc::exp(a) * a - 1; }, "k");
+  check_same(k(c64), ufunc::subtract(ufunc::multiply(ufunc::exp(c64), c64), 1));
+}
+
+TEST_CASE("fuse: every built-in unary and binary float64 ufunc as a node equals its call") {
+  const ufunc::array x = ufunc_test::sample_array<double>(777, 7), y = ufunc_test::sample_array<double>(777, 8);
+  const ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+  for (const ufunc::function& f : ufunc::builtin_list) {
+    if (f.nout() != 1) continue;
+    CAPTURE(f.name());
+    try {
+      if (f.nin() == 1) {
+        auto fused = ufunc::fuse([&f](auto a) { return ufunc::fusion::apply(f, {{a}}); }, "one");
+        check_same(fused(x), f(x));
+      } else if (f.nin() == 2) {
+        auto fused = ufunc::fuse([&f](auto a, auto b) { return ufunc::fusion::apply(f, {{a, b}}); }, "two");
+        check_same(fused(x, y), f(x, y));
+      }
+    } catch (const ufunc::no_loop_error&) {
+      CHECK_THROWS_AS(f.nin() == 1 ? f(x) : f(x, y), ufunc::no_loop_error);  // the chain refuses too
+    }
+  }
+}
+
+TEST_CASE("fuse: out= in place, where=, several outputs, 0-d, parallel") {
+  auto axpy = ufunc::fuse([](auto a, auto x, auto y) { return a * x + y; }, "axpy");
+  ufunc::array y = ufunc_test::sample_array<double>(3000, 1);
+  const ufunc::array x = ufunc_test::sample_array<double>(3000, 2);
+  const ufunc::array a = ufunc::full<double>({}, 2.5);  // 0-d
+  const auto want = ufunc::add(ufunc::multiply(a, x), y);
+  axpy(a, x, y, {.out = {y}});  // in place
+  check_same(y, want);
+  const ufunc::array mask = ufunc::greater(x, 0.3);
+  ufunc::array out = ufunc::zeros<double>({3000});
+  axpy(a, x, y, {.out = {out}, .where = mask});
+  const auto masked_want = ufunc::zeros<double>({3000});
+  ufunc::add(ufunc::multiply(a, x), y, {.out = {masked_want}, .where = mask});
+  check_same(out, masked_want);
+
+  auto both = ufunc::fuse([](auto p, auto q) { return std::make_tuple(p + q, p * q); }, "both");
+  const auto results = both.call(std::vector<ufunc::operand>{x, y});
+  REQUIRE(results.size() == 2);
+  check_same(results[0], ufunc::add(x, y));
+  check_same(results[1], ufunc::multiply(x, y));
+  if (ufunc::target_available(ufunc::target_id::parallel)) {
+    const ufunc_test::parallel_split split(64);
+    check_same(axpy(a, x, y, {.target = ufunc::target_id::parallel}), ufunc::add(ufunc::multiply(a, x), y));
+  }
+}
+
+TEST_CASE("fuse: one trace per dtype tuple, no temporaries, errors that name the node") {
+  auto f = ufunc::fuse([](auto a, auto b) { return ufunc::sqrt(a * a + b * b) / (a + 1); }, "f");
+  const ufunc::array x = ufunc_test::sample_array<float>(1 << 16, 1), y = ufunc_test::sample_array<float>(1 << 16, 2);
+  ufunc::array out = ufunc::empty<float>({1 << 16});
+  (void)f(x, y, {.out = {out}});
+  // No host allocation in a fused call with out= (the next one would fail: injected);
+  // the unfused chain allocates its temporaries.
+  ufunc::detail::inject_host_allocation_failures(1);
+  CHECK_NOTHROW((void)f(x, y, {.out = {out}}));
+  CHECK(ufunc::detail::pending_host_allocation_failures() == 1);
+  CHECK_THROWS_AS((void)ufunc::multiply(x, x), ufunc::memory_error);
+  ufunc::detail::inject_host_allocation_failures(0);
+  CHECK(f.traces() == 1);
+  CHECK(ufunc::fuse([](auto a) { return a + 1; }, "p").explain({ufunc::int16}) == "out0 = add(x0, c0)  hh->h\n");
+  // A node after the output's reads an operand (the output may be that operand): copied.
+  CHECK(ufunc::fuse([](auto a) { return std::make_tuple(a * 2, a + 1); }, "q").explain({ufunc::int16}) ==
+        "t0 = multiply(x0, c0)  hh->h\nout1 = add(x0, c1)  hh->h\nout0 = t0  int16\n");
+  auto bad = ufunc::fuse([](auto a, auto b) { return (a + b) & b; }, "bad");
+  CHECK_THROWS_WITH_AS((void)bad(x, y), doctest::Contains("fuse: node 1, bitwise_and(float32, float32)"),
+                       ufunc::no_loop_error);
+  auto with_scalar = ufunc::fuse([](auto a) { return a; }, "id");
+  CHECK_THROWS_WITH_AS((void)with_scalar(2.0), doctest::Contains("input 0 is a C++ scalar"), ufunc::value_error);
+  auto overflow = ufunc::fuse([](auto a) { return a + 300; }, "o");
+  CHECK_THROWS_AS((void)overflow(ufunc_test::sample_array<std::int8_t>(10, 1)), ufunc::overflow_error);
+}

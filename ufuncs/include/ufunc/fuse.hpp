@@ -1,0 +1,174 @@
+// ufunc::fuse: a chain of ufunc calls written once as a function, traced, and run as one
+// pass over memory. Every node resolves its loop by NumPy 2's rules on the dtypes flowing
+// into it, so the results equal those of the same calls made one by one (bit for bit on
+// the host targets: the same loops run), without the temporaries.
+//
+//   auto hyp = ufunc::fuse([](auto a, auto b) { return ufunc::sqrt(a * a + b * b); }, "hyp");
+//   auto r = hyp(x, y);                          // one pass on cpu or parallel
+//   hyp(x, y, {.out = {r}, .where = mask});      // a ufunc like any other
+//   std::puts(hyp.explain({ufunc::float32, ufunc::float32}).c_str());   // the nodes and their loops
+//
+// Inside the function the arguments are symbolic (ufunc::fusion::expr): the built-in
+// ufuncs take them, and so do the operators + - * / % (add, subtract, multiply, divide,
+// remainder), unary - (negative), == != < <= > >= (the comparisons), & | ^ ~ (the bitwise
+// ufuncs), mixed with C++ scalars, which stay weak as in a call. Any ufunc::function is a
+// node through ufunc::fusion::apply(f, {args...}). Returning a std::tuple of exprs gives
+// several outputs. A function is traced and compiled once per tuple of input dtypes.
+//
+// What is not fused yet (issue 19): the cuda target (a call there raises target_error:
+// the fused loop is host code), a reduction at the end, scalar arguments to the fused
+// call (pass them inside the function, or as 0-d arrays). Floating-point errors reach
+// errstate under the fused ufunc's name ("overflow encountered in hyp"), not the node's.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <ufunc/fusion/expr.hpp>
+#include <ufunc/fusion/fused_core.hpp>
+#include <ufunc/ufuncs/builtins.hpp>
+
+namespace ufunc {
+
+namespace fusion {
+
+// The operators, found by argument-dependent lookup on expr.
+#define UFUNC_FUSION_BINARY(op, ufunc_name)                                              \
+  template <class A, class B>                                                            \
+    requires(is_traceable<A> && is_traceable<B> && (is_expr<A> || is_expr<B>))          \
+  expr operator op(const A& a, const B& b) {                                             \
+    const expr args[] = {to_expr(a), to_expr(b)};                                        \
+    return apply(::ufunc::ufunc_name, args);                                             \
+  }
+UFUNC_FUSION_BINARY(+, add)
+UFUNC_FUSION_BINARY(-, subtract)
+UFUNC_FUSION_BINARY(*, multiply)
+UFUNC_FUSION_BINARY(/, divide)
+UFUNC_FUSION_BINARY(%, remainder)
+UFUNC_FUSION_BINARY(==, equal)
+UFUNC_FUSION_BINARY(!=, not_equal)
+UFUNC_FUSION_BINARY(<, less)
+UFUNC_FUSION_BINARY(<=, less_equal)
+UFUNC_FUSION_BINARY(>, greater)
+UFUNC_FUSION_BINARY(>=, greater_equal)
+UFUNC_FUSION_BINARY(&, bitwise_and)
+UFUNC_FUSION_BINARY(|, bitwise_or)
+UFUNC_FUSION_BINARY(^, bitwise_xor)
+#undef UFUNC_FUSION_BINARY
+
+inline expr operator-(const expr& a) {
+  const expr args[] = {a};
+  return apply(::ufunc::negative, args);
+}
+inline expr operator~(const expr& a) {
+  const expr args[] = {a};
+  return apply(::ufunc::invert, args);
+}
+
+namespace detail {
+
+// The one arity (1..8) the function takes exprs in.
+template <class F, std::size_t... I>
+constexpr bool takes(std::index_sequence<I...>) {
+  return std::is_invocable_v<const F&, decltype((void)I, std::declval<expr>())...>;
+}
+template <class F>
+constexpr int arity() {
+  int found = 0, count = 0;
+  [&]<std::size_t... N>(std::index_sequence<N...>) {
+    ((takes<F>(std::make_index_sequence<N + 1>{}) ? (found = int(N + 1), ++count) : 0), ...);
+  }(std::make_index_sequence<8>{});
+  return count == 1 ? found : -count;
+}
+
+template <class R>
+std::vector<expr> outputs_of(R&& r) {
+  if constexpr (is_expr<R>) {
+    return {std::forward<R>(r)};
+  } else {
+    return std::apply([](auto&&... e) { return std::vector<expr>{expr(e)...}; }, std::forward<R>(r));
+  }
+}
+
+}  // namespace detail
+}  // namespace fusion
+
+/// A fused ufunc: see the top of this file.
+template <class F>
+class fused {
+ public:
+  static constexpr int nin = fusion::detail::arity<F>();
+  static_assert(nin > 0,
+                "ufunc::fuse: the function must take a fixed number (1 to 8) of arguments, e.g. [](auto a, auto b)");
+
+  fused(F f, std::string name)
+      : core_(std::move(name), nin, count_outputs(f), &trace, std::make_shared<const F>(std::move(f))) {}
+
+  std::vector<array> call(std::span<const operand> inputs, const call_options& options = {}) const {
+    return core_.call(inputs, options);
+  }
+  array operator()(const operand& a, const call_options& options = {}) const
+    requires(nin == 1)
+  {
+    const operand in[] = {a};
+    return core_.call(in, options).front();
+  }
+  array operator()(const operand& a, const operand& b, const call_options& options = {}) const
+    requires(nin == 2)
+  {
+    const operand in[] = {a, b};
+    return core_.call(in, options).front();
+  }
+  array operator()(const operand& a, const operand& b, const operand& c, const call_options& options = {}) const
+    requires(nin == 3)
+  {
+    const operand in[] = {a, b, c};
+    return core_.call(in, options).front();
+  }
+  array operator()(const operand& a, const operand& b, const operand& c, const operand& d,
+                   const call_options& options = {}) const
+    requires(nin == 4)
+  {
+    const operand in[] = {a, b, c, d};
+    return core_.call(in, options).front();
+  }
+  /// The same function as ordinary calls, one node after the other (an array per
+  /// result): what a fused call equals, bit for bit on the host targets.
+  std::vector<array> call_unfused(std::span<const operand> inputs, const call_options& options = {}) const {
+    return core_.call_unfused(inputs, options);
+  }
+  /// The nodes, their loops and where their inputs come from, for these input dtypes.
+  [[nodiscard]] std::string explain(std::span<const dtype> input_types) const { return core_.explain(input_types); }
+  [[nodiscard]] std::string explain(std::initializer_list<dtype> input_types) const {
+    return core_.explain(std::span<const dtype>(input_types.begin(), input_types.size()));
+  }
+  /// The ufunc behind: its loops are the dtype tuples compiled so far.
+  [[nodiscard]] const function& ufunc() const noexcept { return core_.ufunc(); }
+  /// How many times the function was traced (once per tuple of input dtypes).
+  [[nodiscard]] std::size_t traces() const { return core_.traces(); }
+
+ private:
+  static std::vector<fusion::expr> trace(const void* f, int) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return fusion::detail::outputs_of((*static_cast<const F*>(f))(fusion::input(int(I))...));
+    }(std::make_index_sequence<std::size_t(nin)>{});
+  }
+  static int count_outputs(const F& f) { return static_cast<int>(trace(&f, nin).size()); }
+
+  fusion::detail::fused_core core_;
+};
+
+/// Fuses `f`, a function of 1 to 8 symbolic arguments, into one ufunc named `name`.
+template <class F>
+[[nodiscard]] fused<F> fuse(F f, std::string name = "fused") {
+  return fused<F>(std::move(f), std::move(name));
+}
+
+}  // namespace ufunc
