@@ -4,6 +4,7 @@
 // trace per tuple of input dtypes, no temporaries of the call's size, and errors that
 // name the node.
 #include <cstring>
+#include <random>
 #include <tuple>
 
 #include <ufunc/core/detail/memory.hpp>
@@ -137,4 +138,72 @@ TEST_CASE("fuse: one trace per dtype tuple, no temporaries, errors that name the
   CHECK_THROWS_WITH_AS((void)with_scalar(2.0), doctest::Contains("input 0 is a C++ scalar"), ufunc::value_error);
   auto overflow = ufunc::fuse([](auto a) { return a + 300; }, "o");
   CHECK_THROWS_AS((void)overflow(ufunc_test::sample_array<std::int8_t>(10, 1)), ufunc::overflow_error);
+}
+
+namespace {
+
+// A random expression over two inputs: built-in unary and binary ufuncs, weak constants.
+ufunc::fusion::expr random_expr(std::mt19937& gen, const ufunc::fusion::expr& a, const ufunc::fusion::expr& b,
+                                int depth) {
+  static const ufunc::lazy_function unary[] = {ufunc::negative, ufunc::absolute, ufunc::sqrt,  ufunc::exp,
+                                               ufunc::square,   ufunc::sin,      ufunc::floor, ufunc::logical_not};
+  static const ufunc::lazy_function binary[] = {ufunc::add,     ufunc::subtract, ufunc::multiply,    ufunc::divide,
+                                                ufunc::maximum, ufunc::less,     ufunc::bitwise_and, ufunc::power,
+                                                ufunc::hypot,   ufunc::remainder};
+  std::uniform_int_distribution<int> pick(0, 9);
+  const int p = pick(gen);
+  if (depth == 0 || p < 2) return p % 2 ? a : b;
+  if (p < 4) {
+    const ufunc::fusion::expr arg[] = {random_expr(gen, a, b, depth - 1)};
+    return ufunc::fusion::apply(unary[std::size_t(gen() % 8)], arg);
+  }
+  ufunc::fusion::expr left = random_expr(gen, a, b, depth - 1);
+  ufunc::fusion::expr right = p < 6 ? ufunc::fusion::constant(gen() % 2 ? ufunc::weak_scalar(int(gen() % 7) - 3)
+                                                                        : ufunc::weak_scalar(0.5 * double(gen() % 9)))
+                                    : random_expr(gen, a, b, depth - 1);
+  if (gen() % 2) std::swap(left, right);
+  const ufunc::fusion::expr args[] = {left, right};
+  return ufunc::fusion::apply(binary[std::size_t(gen() % 10)], args);
+}
+
+}  // namespace
+
+TEST_CASE("fuse: random graphs over every pair of dtypes equal their unfused calls, or fail as they do") {
+  const ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+  std::mt19937 gen(20261126);
+  int compared = 0, refused = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const unsigned seed = static_cast<unsigned>(gen());
+    auto fused = ufunc::fuse(
+        [seed](auto a, auto b) {
+          std::mt19937 g(seed);
+          return random_expr(g, a, b, 3);
+        },
+        "random");
+    const auto ta = ufunc::dtype::from_index(int(gen() % ufunc::dtype::count));
+    const auto tb = ufunc::dtype::from_index(int(gen() % ufunc::dtype::count));
+    const ufunc::array a = ufunc_test::sample_array<double>(37, trial).astype(ta);
+    const ufunc::array b = ufunc_test::sample_array<double>(37, trial + 1).reshape({37}).astype(tb);
+    CAPTURE(trial);
+    CAPTURE(ta.name());
+    CAPTURE(tb.name());
+    std::vector<ufunc::array> want;
+    try {
+      want = fused.call_unfused(std::vector<ufunc::operand>{a, b});
+    } catch (const ufunc::no_loop_error&) {
+      CHECK_THROWS_AS((void)fused(a, b), ufunc::no_loop_error);
+      ++refused;
+      continue;
+    } catch (const ufunc::error& e) {
+      // Integer division by zero, a weak integer too large for its loop: the same kind of error.
+      CHECK_THROWS_AS((void)fused(a, b), ufunc::error);
+      ++refused;
+      continue;
+    }
+    if (want[0].ndim() == 0 || want[0].shape() != a.shape()) continue;  // the inputs themselves
+    check_same(fused(a, b), want[0]);
+    ++compared;
+  }
+  MESSAGE(compared << " graphs compared, " << refused << " refused by both");
+  CHECK(compared > 100);
 }
