@@ -207,3 +207,20 @@ TEST_CASE("fuse: random graphs over every pair of dtypes equal their unfused cal
   MESSAGE(compared << " graphs compared, " << refused << " refused by both");
   CHECK(compared > 100);
 }
+
+TEST_CASE("fuse: the methods of a fused binary ufunc run its loop one step at a time, as the chain's would") {
+  auto fma_like = ufunc::fuse([](auto a, auto b) { return a * 2 + b; }, "fma_like");
+  const ufunc::array x = ufunc_test::sample_array<double>(1000, 3).reshape({10, 100});
+  (void)fma_like(x, x);  // compiles the dd->d loop
+  // reduce: acc = acc * 2 + x[i], in order, as a loop of the same function would do.
+  std::vector<double> want(100);
+  const auto v = x.to_vector<double>();
+  for (std::size_t j = 0; j < 100; ++j) {
+    double acc = v[j];
+    for (std::size_t i = 1; i < 10; ++i) acc = acc * 2 + v[i * 100 + j];
+    want[j] = acc;
+  }
+  CHECK(fma_like.ufunc().reduce(x, {.axis = 0}).to_vector<double>() == want);
+  const auto acc = fma_like.ufunc().accumulate(x, {.axis = 0}).to_vector<double>();
+  CHECK(std::equal(want.begin(), want.end(), acc.end() - 100));
+}
