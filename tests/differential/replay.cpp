@@ -147,7 +147,8 @@ std::optional<run_result> run_method(const test_case& c, const F& f, ufunc::targ
   return std::nullopt;
 }
 
-// The library class of `e`, by the names generate_cases.py maps NumPy's exceptions to.
+}  // namespace
+
 std::string class_of(const std::exception& e) {
   if (dynamic_cast<const ufunc::broadcast_error*>(&e)) return "broadcast_error";
   if (dynamic_cast<const ufunc::no_loop_error*>(&e)) return "no_loop_error";
@@ -162,8 +163,6 @@ std::string class_of(const std::exception& e) {
   if (dynamic_cast<const ufunc::error*>(&e)) return "ufunc::error";
   return "std::exception";
 }
-
-}  // namespace
 
 run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user, fp_mode mode) {
   const bool device = target == ufunc::target_id::cuda;

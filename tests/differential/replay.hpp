@@ -22,6 +22,10 @@ struct run_result {
 inline run_result skip(std::string why) { return {run_result::kind::skip, std::move(why)}; }
 inline run_result fail(std::string why) { return {run_result::kind::fail, std::move(why)}; }
 
+// The library class of `e`, by the names generate_cases.py maps NumPy's exceptions to
+// ("no_loop_error", ..., "ufunc::error", "std::exception").
+std::string class_of(const std::exception& e);
+
 // Case `c` of ufunc `f` on `target` under the floating-point policy `mode`. `user`: `f` is
 // one of the runner's vectorize'd ufuncs (user_ufuncs.hpp). Throws where the runner
 // cannot build the case's operands.

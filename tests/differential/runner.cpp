@@ -5,6 +5,7 @@
 //     --targets cpu,parallel,cuda   targets to run, by name (default: every one with a backend, cuda
 //                                   only with a usable GPU)
 //     --grain N                     the parallel target's grain (default 3: pieces edges everywhere)
+//     --fused                       also replay each call case through a one-node ufunc::fuse (fused.hpp)
 //     --max-print N                 print at most N failures in full (default 40)
 //     --only ID                     run only case ID (e12, r5); repeatable
 //     --exclude ID                  do not run case ID (one that crashes); repeatable
@@ -64,6 +65,7 @@
 #include "case_file.hpp"
 #include "crash_recovery.hpp"
 #include "fp_flags.hpp"
+#include "fused.hpp"
 #include "replay.hpp"
 #include "self_check.hpp"
 #include "user_ufuncs.hpp"
@@ -116,8 +118,9 @@ std::string reproducer(const case_file& cf, const test_case& c, std::string_view
 }
 
 int usage() {
-  std::cerr << "usage: ufunc_differential [--targets cpu,parallel,cuda] [--grain N] [--max-print N] [--only ID]... "
-               "[--exclude ID]... [--skip-method M]... [--verbose] CASES.bin...\n       ufunc_differential --list\n";
+  std::cerr
+      << "usage: ufunc_differential [--targets cpu,parallel,cuda] [--grain N] [--fused] [--max-print N] [--only ID]... "
+         "[--exclude ID]... [--skip-method M]... [--verbose] CASES.bin...\n       ufunc_differential --list\n";
   return 2;
 }
 
@@ -135,6 +138,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> known;  // "ID@target" -> reason
   prepare_crash_rerun(argc, argv);
   std::string targets_arg;
+  bool fused_mode = false;
   std::int64_t grain = 3;
   int max_print = 40;
   bool verbose = false;
@@ -161,6 +165,8 @@ int main(int argc, char** argv) {
     }
     if (a == "--targets")
       targets_arg = value();
+    else if (a == "--fused")
+      fused_mode = true;
     else if (a == "--grain")
       grain = std::stoll(value());
     else if (a == "--max-print")
@@ -290,8 +296,10 @@ int main(int argc, char** argv) {
       const bool user = f != nullptr;
       if (!f) f = diff_registry::lookup(c.ufunc_name);
       std::vector<std::pair<std::string, std::string>> case_failures;  // (targets, detail), merged
-      for (auto t : targets) {
-        const std::string tname(ufunc::to_string(t));
+      for (std::size_t run = 0; run < targets.size() + (fused_mode ? 1 : 0); ++run) {
+        const bool fused = run == targets.size();  // the fused replay, after the targets
+        const auto t = fused ? ufunc::target_id::cpu : targets[run];
+        const std::string tname = fused ? std::string("fused") : std::string(ufunc::to_string(t));
         auto& st = stats[tname];
         run_result r;
         begin_crash_context(c.id() + " on " + tname + ": " + c.desc + "\n  repro: " + reproducer(cf, c, tname), c.id(),
@@ -308,7 +316,7 @@ int main(int argc, char** argv) {
         } else if (!f) {
           r = skip("ufunc '" + c.ufunc_name + "' is not in this library");
         } else {
-          r = replay_case(c, *f, t, user);
+          r = fused ? replay_fused(c, *f, user) : replay_case(c, *f, t, user);
         }
         end_crash_context();
         if (r.k == run_result::kind::skip) {

@@ -1,0 +1,16 @@
+// The fused mode of the differential runner: a call case replayed through a one-node
+// ufunc::fuse of its ufunc (named as the ufunc, so that errstate's messages compare as
+// they are), on target cpu, against NumPy's outcome. Cases fusion does not take (methods,
+// C++ scalars as arguments, signature=, dtype=, casting=) are skipped with the reason.
+#pragma once
+
+#include <ufunc/ufunc.hpp>
+
+#include "case_file.hpp"
+#include "replay.hpp"
+
+namespace differential {
+
+run_result replay_fused(const test_case& c, const ufunc::function& f, bool user);
+
+}  // namespace differential
