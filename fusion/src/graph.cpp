@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <vector>
 
@@ -92,6 +93,20 @@ std::string value_name(const plan& p, int s) {
   return "t" + std::to_string(v.index);
 }
 
+// A constant's kind and exact value as bytes: equal keys, equal constants.
+std::string constant_bits(const weak_scalar& w) {
+  std::array<std::byte, 32> bytes{};
+  if (w.value_kind() == weak_scalar::kind::integer) {
+    w.store(int64, bytes.data());  // with uint64: every integer a weak scalar holds, exactly
+    w.store(uint64, bytes.data() + 8);
+  } else {
+    w.store(complex128, bytes.data());
+  }
+  std::string s(1, char('0' + int(w.value_kind())));
+  for (std::byte b : bytes) s += char('a' + (int(b) >> 4)), s += char('a' + (int(b) & 15));
+  return s;
+}
+
 class compiler {
  public:
   compiler(plan& p, std::span<const dtype> input_types) : p_(p), input_types_(input_types) {}
@@ -133,6 +148,16 @@ class compiler {
         operands.emplace_back(array::empty({0}, p_.slots[std::size_t(arg_slots[std::size_t(i)])].type));
       }
     }
+    // The same ufunc on the same values is computed once (the Black-Scholes example traces
+    // its cumulative normal four times, twice on each argument): ufuncs have no side effects,
+    // and the flags a node raises are the same raised once or twice.
+    std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&site.f.name()));
+    for (int i = 0; i < nin; ++i) {
+      const node& a = site.args[std::size_t(i)].get();
+      key += a.what == node::kind::constant ? " c" + constant_bits(*a.value)
+                                            : " s" + std::to_string(arg_slots[std::size_t(i)]);
+    }
+    if (auto it = same_calls_.find(key); it != same_calls_.end()) return calls_[&site] = it->second;
     loop_entry loop;
     try {
       loop = site.f.resolve_loop(std::span<const operand>(operands));
@@ -170,6 +195,7 @@ class compiler {
     }
     for (int o = 0; o < loop.types.nout(); ++o) s.outputs.push_back(p_.add_temp(loop.types.output(o)));
     p_.steps.push_back(std::move(s));
+    same_calls_[key] = p_.steps.back().outputs;
     return calls_[&site] = p_.steps.back().outputs;
   }
 
@@ -177,6 +203,7 @@ class compiler {
   std::span<const dtype> input_types_;
   std::map<int, int> inputs_;
   std::map<const call_site*, std::vector<int>> calls_;
+  std::map<std::string, std::vector<int>> same_calls_;  // by ufunc and argument values
 };
 
 // Pointer and byte step of slot `s` for the block starting at element k.

@@ -128,6 +128,11 @@ TEST_CASE("fuse: one trace per dtype tuple, no temporaries, errors that name the
   ufunc::detail::inject_host_allocation_failures(0);
   CHECK(f.traces() == 1);
   CHECK(ufunc::fuse([](auto a) { return a + 1; }, "p").explain({ufunc::int16}) == "out0 = add(x0, c0)  hh->h\n");
+  // The same ufunc on the same values runs once.
+  CHECK(ufunc::fuse([](auto a) { return a * 2 + a * 2; }, "cse").explain({ufunc::int16}) ==
+        "t0 = multiply(x0, c0)  hh->h\nout0 = add(t0, t0)  hh->h\n");
+  CHECK(ufunc::fuse([](auto a) { return a * 2 + a * 3; }, "no_cse").explain({ufunc::int16}) ==
+        "t0 = multiply(x0, c0)  hh->h\nt1 = multiply(x0, c1)  hh->h\nout0 = add(t0, t1)  hh->h\n");
   // A node after the output's reads an operand (the output may be that operand): copied.
   CHECK(ufunc::fuse([](auto a) { return std::make_tuple(a * 2, a + 1); }, "q").explain({ufunc::int16}) ==
         "t0 = multiply(x0, c0)  hh->h\nout1 = add(x0, c1)  hh->h\nout0 = t0  int16\n");
