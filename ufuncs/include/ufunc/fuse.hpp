@@ -108,8 +108,7 @@ class fused {
   static_assert(nin > 0,
                 "ufunc::fuse: the function must take a fixed number (1 to 8) of arguments, e.g. [](auto a, auto b)");
 
-  fused(F f, std::string name)
-      : core_(std::move(name), nin, count_outputs(f), &trace, std::make_shared<const F>(std::move(f))) {}
+  fused(F f, std::string name) : fused(std::make_shared<const F>(std::move(f)), std::move(name)) {}
 
   std::vector<array> call(std::span<const operand> inputs, const call_options& options = {}) const {
     return core_.call(inputs, options);
@@ -160,7 +159,10 @@ class fused {
       return fusion::detail::outputs_of((*static_cast<const F*>(f))(fusion::input(int(I))...));
     }(std::make_index_sequence<std::size_t(nin)>{});
   }
-  static int count_outputs(const F& f) { return static_cast<int>(trace(&f, nin).size()); }
+  // The function is traced once here only to count its outputs (arguments are evaluated in
+  // no fixed order, so the copy is made first and counted after).
+  fused(std::shared_ptr<const F> f, std::string name)
+      : core_(std::move(name), nin, static_cast<int>(trace(f.get(), nin).size()), &trace, f) {}
 
   fusion::detail::fused_core core_;
 };
