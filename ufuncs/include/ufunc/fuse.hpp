@@ -39,7 +39,9 @@ namespace ufunc {
 
 namespace fusion {
 
-// The operators, found by argument-dependent lookup on expr.
+// The operators, found by argument-dependent lookup on expr. (clang-format 14 would join
+// the requires-clauses onto the declarations.)
+// clang-format off
 #define UFUNC_FUSION_BINARY(op, ufunc_name)                                              \
   template <class A, class B>                                                            \
     requires(is_traceable<A> && is_traceable<B> && (is_expr<A> || is_expr<B>))          \
@@ -71,6 +73,7 @@ inline expr operator~(const expr& a) {
   const expr args[] = {a};
   return apply(::ufunc::invert, args);
 }
+// clang-format on
 
 namespace detail {
 
@@ -113,6 +116,7 @@ class fused {
   std::vector<array> call(std::span<const operand> inputs, const call_options& options = {}) const {
     return core_.call(inputs, options);
   }
+  // clang-format off
   array operator()(const operand& a, const call_options& options = {}) const
     requires(nin == 1)
   {
@@ -138,6 +142,7 @@ class fused {
     const operand in[] = {a, b, c, d};
     return core_.call(in, options).front();
   }
+  // clang-format on
   /// The same function as ordinary calls, one node after the other (an array per
   /// result): what a fused call equals, bit for bit on the host targets.
   std::vector<array> call_unfused(std::span<const operand> inputs, const call_options& options = {}) const {

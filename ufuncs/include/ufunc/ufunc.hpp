@@ -5,8 +5,8 @@
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/casting.hpp>
 #include <ufunc/core/dtype.hpp>
-#include <ufunc/core/errstate.hpp>
 #include <ufunc/core/error.hpp>
+#include <ufunc/core/errstate.hpp>
 #include <ufunc/core/function.hpp>
 #include <ufunc/core/target.hpp>
 #include <ufunc/core/transfer.hpp>
