@@ -323,6 +323,56 @@ void write_outputs_in_place(plan& p) {
   }
 }
 
+// Temporaries whose lives do not overlap share scratch memory: a temporary lives from the
+// step that writes it to the last step that reads it (a cast's temporary, within its step),
+// and the inputs and outputs of one step never share. Offsets are reassigned here, after
+// write_outputs_in_place turned some temporaries into outputs.
+void share_scratch(plan& p) {
+  const std::size_t ntemps = p.temps.size();
+  std::vector<std::size_t> first(ntemps, p.steps.size()), last(ntemps, 0);
+  std::vector<bool> used(ntemps, false);
+  auto touch = [&](int slot_index, std::size_t step) {
+    const slot& v = p.slots[std::size_t(slot_index)];
+    if (v.where != slot::kind::temp) return;
+    const auto t = std::size_t(v.index);
+    used[t] = true;
+    first[t] = std::min(first[t], step);
+    last[t] = std::max(last[t], step);
+  };
+  for (std::size_t k = 0; k < p.steps.size(); ++k) {
+    for (const auto& a : p.steps[k].inputs) {
+      touch(a.slot, k);
+      if (a.cast_temp >= 0) touch(a.cast_temp, k);
+    }
+    for (int o : p.steps[k].outputs) touch(o, k);
+  }
+  for (int o : p.outputs) touch(o, p.steps.size());  // copied out after the last step
+  // First fit over the temporaries in the order they are written.
+  std::vector<std::size_t> order;
+  for (std::size_t t = 0; t < ntemps; ++t)
+    if (used[t]) order.push_back(t);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return first[a] < first[b]; });
+  struct region {
+    std::size_t offset, bytes, busy_until;
+  };
+  std::vector<region> regions;
+  std::size_t total = 0;
+  for (std::size_t t : order) {
+    const std::size_t bytes = round_up(static_cast<std::size_t>(block) * p.temps[t].itemsize());
+    region* fit = nullptr;
+    for (auto& r : regions)
+      if (r.bytes >= bytes && r.busy_until < first[t] && (fit == nullptr || r.bytes < fit->bytes)) fit = &r;
+    if (fit == nullptr) {
+      regions.push_back({total, bytes, 0});
+      total += bytes;
+      fit = &regions.back();
+    }
+    p.temp_offsets[t] = fit->offset;
+    fit->busy_until = last[t];
+  }
+  p.scratch_bytes = total;
+}
+
 }  // namespace
 
 std::shared_ptr<const compiled_graph> compile_graph(std::span<const expr> outputs, std::span<const dtype> input_types) {
@@ -342,6 +392,7 @@ std::shared_ptr<const compiled_graph> compile_graph(std::span<const expr> output
     p->output_copies.push_back(get_cast_loop(t, t));
   }
   write_outputs_in_place(*p);
+  share_scratch(*p);
   return std::make_shared<const compiled_graph>(std::move(p));
 }
 
