@@ -98,14 +98,43 @@ void function::set_type_resolver(type_resolver resolver) {
 
 namespace {
 
+void check_input_count(const std::string& name, int nin, std::size_t given) {
+  if (static_cast<int>(given) != nin)
+    throw value_error("ufunc '" + name + "' takes " + std::to_string(nin) + " inputs, got " + std::to_string(given));
+}
+
 // What resolve() and resolve_loop() search with: array inputs of the given dtypes.
 std::array<detail::resolver_input, max_operands> dtype_inputs(const function& f, std::span<const dtype> inputs) {
-  if (static_cast<int>(inputs.size()) != f.nin())
-    throw value_error("ufunc '" + f.name() + "' takes " + std::to_string(f.nin()) + " inputs, got " +
-                      std::to_string(inputs.size()));
+  check_input_count(f.name(), f.nin(), inputs.size());
   std::array<detail::resolver_input, max_operands> in{};
   for (std::size_t i = 0; i < inputs.size(); ++i) in[i] = {inputs[i], nullptr};
   return in;
+}
+
+// What a call (and resolve_loop on operands) searches with: arrays by their dtype, C++
+// scalars weak, then NEP 50's promotion of the weak ones.
+std::array<detail::resolver_input, max_operands> operand_inputs(const std::string& name,
+                                                                std::span<const operand> inputs) {
+  std::array<detail::resolver_input, max_operands> in{};
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].is_scalar()) {
+      in[i] = {dtype{}, &inputs[i].as_scalar()};
+    } else {
+      const auto& a = inputs[i].as_array();
+      if (!a.valid()) throw value_error("ufunc '" + name + "': input " + std::to_string(i) + " is a null array");
+      in[i] = {a.type(), nullptr};
+    }
+  }
+  detail::apply_weak_promotion({in.data(), inputs.size()});
+  return in;
+}
+
+// The loop for `in` under the table's read lock (add_loop may run meanwhile).
+loop_entry find_loop_locked(const detail::function_state& st, std::span<const detail::resolver_input> in,
+                            const call_options& options) {
+  const auto fixed = detail::fixed_from_options(options, st.nin, st.nout, st.name);
+  std::shared_lock lock(st.mutex);
+  return detail::find_loop(st, in, fixed, options.casting);
 }
 
 }  // namespace
@@ -118,23 +147,13 @@ type_signature function::resolve(std::span<const dtype> inputs, const call_optio
 
 loop_entry function::resolve_loop(std::span<const dtype> inputs, const call_options& options) const {
   const auto in = dtype_inputs(*this, inputs);
-  const auto fixed = detail::fixed_from_options(options, nin(), nout(), name());
-  std::shared_lock lock(state_->mutex);
-  return detail::find_loop(*state_, {in.data(), inputs.size()}, fixed, options.casting);
+  return find_loop_locked(*state_, {in.data(), inputs.size()}, options);
 }
 
 loop_entry function::resolve_loop(std::span<const operand> inputs, const call_options& options) const {
-  if (static_cast<int>(inputs.size()) != nin())
-    throw value_error("ufunc '" + name() + "' takes " + std::to_string(nin()) + " inputs, got " +
-                      std::to_string(inputs.size()));
-  std::array<detail::resolver_input, max_operands> in{};
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    in[i] = inputs[i].is_scalar() ? detail::resolver_input{dtype{}, &inputs[i].as_scalar()}
-                                  : detail::resolver_input{inputs[i].as_array().type(), nullptr};
-  detail::apply_weak_promotion({in.data(), inputs.size()});
-  const auto fixed = detail::fixed_from_options(options, nin(), nout(), name());
-  std::shared_lock lock(state_->mutex);
-  return detail::find_loop(*state_, {in.data(), inputs.size()}, fixed, options.casting);
+  check_input_count(name(), nin(), inputs.size());
+  const auto in = operand_inputs(name(), inputs);
+  return find_loop_locked(*state_, {in.data(), inputs.size()}, options);
 }
 
 array function::operator()(const operand& a, const call_options& options) const {
@@ -206,9 +225,7 @@ std::span<const operand> fixed_float_scalars(std::span<const operand> inputs, co
 detail::result_list function::call_list(std::span<const operand> inputs, const call_options& options) const {
   const detail::function_state& st = *state_;
   const int nin = st.nin, nout = st.nout;
-  if (static_cast<int>(inputs.size()) != nin)
-    throw value_error("ufunc '" + st.name + "' takes " + std::to_string(nin) + " inputs, got " +
-                      std::to_string(inputs.size()));
+  check_input_count(st.name, nin, inputs.size());
   if (!options.out.empty() && static_cast<int>(options.out.size()) != nout)
     throw value_error("ufunc '" + st.name + "' has " + std::to_string(nout) + " outputs, but out= names " +
                       std::to_string(options.out.size()));
@@ -222,18 +239,9 @@ detail::result_list function::call_list(std::span<const operand> inputs, const c
   const auto fixed = detail::fixed_from_options(options, nin, nout, st.name);
 
   // 1. Resolve the loop.
-  detail::resolver_input rin[max_operands];
-  for (int i = 0; i < nin; ++i) {
-    if (inputs[i].is_scalar()) {
-      rin[i] = {dtype{}, &inputs[i].as_scalar()};
-    } else {
-      const auto& a = inputs[i].as_array();
-      if (!a.valid()) throw value_error("ufunc '" + st.name + "': input " + std::to_string(i) + " is a null array");
-      rin[i] = {a.type(), nullptr};
-    }
-  }
-  detail::apply_weak_promotion({rin, static_cast<std::size_t>(nin)});
-  const detail::resolved_loop loop = detail::find_loop_cached(st, {rin, static_cast<std::size_t>(nin)}, fixed, options);
+  const auto rin = operand_inputs(st.name, inputs);
+  const detail::resolved_loop loop =
+      detail::find_loop_cached(st, {rin.data(), static_cast<std::size_t>(nin)}, fixed, options);
   const type_signature& types = loop.types;
 
   // After the loop search: a signature without a loop is refused first, whatever the scalars.

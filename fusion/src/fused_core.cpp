@@ -22,6 +22,12 @@ struct fused_core::state {
   state(std::string name, int nin, int nout, tracer t, std::shared_ptr<const void> fn)
       : f(std::move(name), nin, nout), trace(t), functor(std::move(fn)) {}
 
+  void check_input_count(std::size_t given) const {
+    if (static_cast<int>(given) != f.nin())
+      throw value_error("fuse '" + f.name() + "' takes " + std::to_string(f.nin()) + " inputs, got " +
+                        std::to_string(given));
+  }
+
   std::shared_ptr<const compiled_graph> graph_for(std::span<const dtype> types) const {
     std::vector<int> key;
     for (dtype t : types) key.push_back(t.index());
@@ -44,9 +50,7 @@ fused_core::fused_core(std::string name, int nin, int nout, tracer trace, std::s
 
 std::vector<array> fused_core::call(std::span<const operand> inputs, const call_options& options) const {
   const auto& s = *state_;
-  if (static_cast<int>(inputs.size()) != s.f.nin())
-    throw value_error("fuse '" + s.f.name() + "' takes " + std::to_string(s.f.nin()) + " inputs, got " +
-                      std::to_string(inputs.size()));
+  s.check_input_count(inputs.size());
   if (!options.signature.empty() || options.dtype)
     throw value_error("fuse '" + s.f.name() +
                       "': signature= and dtype= do not apply; each node's loop follows from "
@@ -108,9 +112,7 @@ class unfused_evaluator {
 
 std::vector<array> fused_core::call_unfused(std::span<const operand> inputs, const call_options& options) const {
   const auto& s = *state_;
-  if (static_cast<int>(inputs.size()) != s.f.nin())
-    throw value_error("fuse '" + s.f.name() + "' takes " + std::to_string(s.f.nin()) + " inputs, got " +
-                      std::to_string(inputs.size()));
+  s.check_input_count(inputs.size());
   const std::vector<expr> outputs = s.trace(s.functor.get(), s.f.nin());
   unfused_evaluator eval(inputs, options);
   std::vector<array> results;

@@ -223,9 +223,8 @@ void host_refuses(char* const*, std::int64_t, const std::int64_t*, const void* d
 elementwise_kernel::elementwise_kernel(std::string_view in_params, std::string_view out_params,
                                        std::string_view operation, std::string_view name, kernel_options options)
     : state_(std::make_shared<state>(in_params, out_params, operation, name, std::move(options))) {
-  // The generator checks the name and the rest (a kernel with no inputs binds nothing).
-  (void)rtc::elementwise_source(state_->params, std::vector<dtype>(state_->params.placeholders.size(), ufunc::float32),
-                                operation, name, state_->options.preamble);
+  if (!rtc::is_c_identifier(name))
+    throw value_error("elementwise_kernel: the name \"" + std::string(name) + "\" is not a C identifier");
 }
 
 std::vector<array> elementwise_kernel::call(std::span<const operand> inputs, const call_options& options) const {

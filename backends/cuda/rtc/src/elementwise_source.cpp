@@ -52,13 +52,6 @@ using complex128 = cuda::std::complex<double>;
 }  // namespace _ufunc
 )";
 
-bool is_identifier(std::string_view s) noexcept {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
-}
-
 }  // namespace
 
 std::string_view device_type_name(ufunc::dtype t) noexcept {
@@ -95,7 +88,7 @@ std::string_view device_type_name(ufunc::dtype t) noexcept {
 
 elementwise_program elementwise_source(const parameter_list& p, std::span<const ufunc::dtype> bound,
                                        std::string_view body, std::string_view name, std::string_view preamble) {
-  if (!is_identifier(name))
+  if (!is_c_identifier(name))
     throw value_error("elementwise_kernel: the name \"" + std::string(name) + "\" is not a C identifier");
   if (bound.size() != p.placeholders.size())
     throw value_error("elementwise_kernel " + std::string(name) + ": " + std::to_string(bound.size()) +

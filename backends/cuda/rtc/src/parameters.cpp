@@ -30,13 +30,6 @@ constexpr std::array<std::string_view, 101> reserved_words = {
     "xor_eq",      "threadIdx", "blockIdx",   "blockDim",  "gridDim",  "warpSize",     "i",
     "complex",     "std",       "cuda"};
 
-bool is_identifier(std::string_view s) noexcept {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
-}
-
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // Splits on commas; keeps empty pieces so that "x,,y" is an error at its position.
@@ -107,7 +100,7 @@ void parse_list(std::string_view list, bool output, parameter_list& out) {
                  ", which is neither a dtype name (bool, int8..int64, uint8..uint64, float32, float64, complex64, "
                  "complex128) nor a placeholder (one capital letter)");
     }
-    if (!is_identifier(name)) fail(k, pieces[k], "has name " + quoted(name) + ", which is not a C identifier");
+    if (!is_c_identifier(name)) fail(k, pieces[k], "has name " + quoted(name) + ", which is not a C identifier");
     if (name[0] == '_' || std::find(reserved_words.begin(), reserved_words.end(), name) != reserved_words.end())
       fail(
           k, pieces[k],
@@ -129,6 +122,13 @@ void parse_list(std::string_view list, bool output, parameter_list& out) {
 }
 
 }  // namespace
+
+bool is_c_identifier(std::string_view s) noexcept {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
 
 parameter_list parse_parameters(std::string_view inputs, std::string_view outputs) {
   parameter_list p;

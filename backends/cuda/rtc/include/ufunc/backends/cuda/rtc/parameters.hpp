@@ -45,6 +45,9 @@ struct parameter_list {
   }
 };
 
+/// Whether `s` is a C identifier ([A-Za-z_][A-Za-z0-9_]*): parameter and kernel names.
+[[nodiscard]] bool is_c_identifier(std::string_view s) noexcept;
+
 /// Parses the two lists; throws value_error. Every output placeholder must also type
 /// an input (the call binds it from there), and there is at least one output.
 ///
