@@ -4,15 +4,19 @@
 # Such a machine has CMake, Ninja, a compiler, the CUDA Toolkit and NumPy, but no package
 # registry: xsimd and doctest come from the prefix bench/device_prefix.sh makes, through
 # CMAKE_PREFIX_PATH, as the scripts' message says. Logs and times go to $OUT (or build/gpu).
-#   bash bench/gpu_quick_start.sh [preset]      (default: cuda)
+#   bash bench/gpu_quick_start.sh [preset] [--keep DIR]     (default: cuda)
+# --keep DIR makes the clean copy in DIR and leaves it there, so that later steps of the same
+# session (the CUDA tests under compute-sanitizer, benchmarks) use the build the quick start made.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-cuda}
+keep=
+[ "${2:-}" = --keep ] && keep=${3:?--keep needs a folder}
 out=${OUT:-build/gpu}
 mkdir -p "$out"
 prefix=$(realpath "${UFUNC_DEVICE_PREFIX:-.device/prefix}")
-clean=$(mktemp -d)/ufunc
-mkdir -p "$clean"
+clean=${keep:-$(mktemp -d)/ufunc}
+rm -rf "$clean" && mkdir -p "$clean"
 tar -C . --exclude=./build --exclude=./.device --exclude=./.git -cf - . | tar -C "$clean" -xf -
 cd "$clean"
 export CMAKE_PREFIX_PATH=$prefix LD_LIBRARY_PATH=$prefix/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}

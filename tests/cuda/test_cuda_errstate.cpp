@@ -195,6 +195,29 @@ TEST_CASE("cuda errstate: the device's flags equal NumPy's for every float loop 
   CHECK(unexpected.empty());
 }
 
+TEST_CASE("cuda errstate: complex poles raise divide, logaddexp's overflowing x - y overflow (NumPy's flags)") {
+  unsigned seen = 0;
+  ufunc::errstate all_call({.all = ufunc::fp_policy::call}, [&](std::string_view, unsigned f) { seen |= f; });
+  constexpr double f32_max = std::numeric_limits<float>::max(), f64_max = std::numeric_limits<double>::max();
+  // NumPy 2.5's flags (np.errstate(all='call')) for one-element calls: divide 1, overflow 2.
+  const fp_case cases[] = {
+      {"arctan", "F->F", {0.0}, {1.0}, 1},         {"arctan", "D->D", {-0.0}, {-1.0}, 1},
+      {"arctanh", "F->F", {1.0}, {0.0}, 1},        {"arctanh", "D->D", {-1.0}, {0.0}, 1},
+      {"log1p", "F->F", {-1.0}, {0.0}, 1},         {"log1p", "D->D", {-1.0}, {0.0}, 1},
+      {"log", "D->D", {0.0}, {0.0}, 1},            {"logaddexp", "ff->f", {f32_max, -f32_max}, {0, 0}, 2},
+      {"logaddexp", "dd->d", {f64_max, -f64_max}, {0, 0}, 2}, {"logaddexp2", "dd->d", {-f64_max, f64_max}, {0, 0}, 2},
+  };
+  for (const auto& c : cases) {
+    const std::string loop = c.loop;
+    std::vector<ufunc::operand> inputs;
+    for (int k = 0; k < static_cast<int>(loop.find("->")); ++k)
+      inputs.emplace_back(one_element(c, k, loop[static_cast<std::size_t>(k)]));
+    seen = 0;
+    (void)ufunc::find_builtin(c.name)->call(inputs, {.signature = c.loop, .target = cuda});
+    CHECK_MESSAGE(seen == c.flags, describe(c, seen));
+  }
+}
+
 namespace {
 
 // Collects warnings instead of printing them; restores the default on exit.

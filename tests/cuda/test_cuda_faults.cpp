@@ -63,13 +63,27 @@ TEST_CASE("cuda faults: a call the device backend refuses leaves the stream usab
   const ufunc::call_options on{.target = cuda, .stream = s.ref()};
   const auto x = ufunc::to_device(ufunc::arange<double>(4096.0), 0, s.ref());
   const ufunc::array before = ufunc::multiply(x, 3.0, on);
-  // 12 axes of extent 2 in Fortran order against a C-ordered result: no two axes
-  // merge, which is more dimensions than the device kernels take (value_error),
-  // raised before anything is launched.
+  // 12 axes of extent 2 in Fortran order into a C-ordered out=: no two axes merge, which
+  // is more dimensions than the device kernels take (value_error), raised before anything
+  // is launched. (An allocated result would follow the input's order, and merge.)
   ufunc::dim_vector shape(std::size_t{12}, 2), strides(std::size_t{12});
   for (std::size_t d = 0; d < 12; ++d) strides[d] = static_cast<std::int64_t>(sizeof(double)) << d;
   const ufunc::array scrambled(x.data(), ufunc::float64, shape, strides, x.owner(), x.device());
-  CHECK_THROWS_AS((void)ufunc::add(scrambled, 1.0, on), ufunc::value_error);
+  const ufunc::array c_ordered = ufunc::to_device(ufunc::zeros<double>(shape), 0, s.ref());
+  CHECK_THROWS_WITH_AS((void)ufunc::add(scrambled, 1.0, {.out = {c_ordered}, .target = cuda, .stream = s.ref()}),
+                       doctest::Contains("dimensions after merging"), ufunc::value_error);
+  // The same operands with an allocated result run (in the input's order): element (i0, ..., i11)
+  // is x[i0 + 2 i1 + ... + 2^11 i11] + 1, and x is arange.
+  const auto f_ordered = ufunc::to_host(ufunc::add(scrambled, 1.0, on), s.ref());
+  REQUIRE(f_ordered.shape() == shape);
+  const auto values = f_ordered.copy().to_vector<double>();  // C order of the 12 axes
+  int bad = 0;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    std::size_t flat = 0;  // the C-order position's offset in x, in elements
+    for (std::size_t d = 0; d < 12; ++d) flat |= ((k >> (11 - d)) & 1u) << d;
+    bad += values[k] != static_cast<double>(flat) + 1.0;
+  }
+  CHECK(bad == 0);
   CHECK(cudaGetLastError() == cudaSuccess);
   // A host array on an explicit device call with no transfer allowed: target_error.
   CHECK_THROWS_AS((void)ufunc::add(ufunc::arange<double>(3.0), x, on), ufunc::target_error);

@@ -31,6 +31,16 @@ std::string flag_names(unsigned flags);
 // underflow in parts the formula chooses.
 unsigned compared_flags(const test_case& c, std::string_view name);
 
+// On the GPU there are no status flags: a kernel reads each element's kinds from its inputs and
+// result (backends/cuda/fp_flags.hpp), so a kind that NumPy's host loop raises in an
+// intermediate step that the results do not show cannot be seen there (an `invalid` from
+// comparing a NaN input, an `overflow` of x - y inside logaddexp's finite result, an
+// underflow of an inexact step). Of the kinds NumPy raised, a device case compares those the
+// results show: `invalid` where an output has a NaN and no input does, `divide` and `overflow`
+// where an output has an infinity and no input does (`divide` alone where NumPy raised both);
+// never underflow. Kinds NumPy did not raise stay compared: the device may not raise them.
+unsigned device_compared_flags(const test_case& c, unsigned compared);
+
 // The policies of a replay, and what they saw. `call`: every kind calls the recording
 // function (the kinds not compared too, so that a failure can show them); `raise` and
 // `warn`: the compared kinds only, the others are ignored.

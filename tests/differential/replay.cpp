@@ -185,7 +185,8 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
   replay rp;
   std::string error_class, error_message;
   ufunc::call_options opt;
-  const unsigned compared = compared_flags(c, c.canonical.empty() ? f.name() : c.canonical);
+  unsigned compared = compared_flags(c, c.canonical.empty() ? f.name() : c.canonical);
+  if (device) compared = device_compared_flags(c, compared);
   std::optional<fp_replay> fp;
   fp.emplace(mode, compared);
   unsigned raised = 0;  // fp_mode::raise: the kind of the floating_point_error thrown
@@ -341,7 +342,8 @@ run_result replay_case(const test_case& c, const ufunc::function& f, ufunc::targ
     r = run_case(c, f, target, user);
     // The other policies act on the same flags: checked where there are flags (ours or
     // NumPy's) and on every 8th case, where neither may raise or warn.
-    const unsigned compared = compared_flags(c, c.canonical.empty() ? f.name() : c.canonical);
+    unsigned compared = compared_flags(c, c.canonical.empty() ? f.name() : c.canonical);
+    if (target == ufunc::target_id::cuda) compared = device_compared_flags(c, compared);
     if (r.k == run_result::kind::pass && compared && !c.expect_error &&
         (((r.flags | c.np_flags) & compared) || c.index % 8 == 0)) {
       for (auto mode : {fp_mode::raise, fp_mode::warn}) {

@@ -178,13 +178,15 @@ struct fp_rule<::ufunc::ops::reciprocal> {
   }
 };
 
-// Logarithms: log 0 is -inf with `divide`; log1p at -1.
+// Logarithms: log 0 is -inf with `divide`; log1p at -1. A complex logarithm of a finite
+// argument is infinite only there (npy_clog scales huge arguments): every such infinity is
+// the pole.
 template <int Pole>
 struct log_rule {
   template <class R, class A>
   __device__ static unsigned flags(const R& r, const A& a) {
     if constexpr (fp::complex_parts<A>::value)
-      return fp_rules::at_pole(fp::generic(r, a), Pole == 0 && fp::is_zero(a));
+      return fp_rules::at_pole(fp::generic(r, a), true);
     else
       return fp_rules::at_pole(fp::generic(r, a), a == A(Pole));
   }
@@ -198,14 +200,23 @@ struct fp_rule<::ufunc::ops::log10> : log_rule<0> {};
 template <>
 struct fp_rule<::ufunc::ops::log1p> : log_rule<-1> {};
 
+// arctanh at +-1 and, for complex arguments, arctan at +-i are poles: a finite complex
+// argument gives an infinity nowhere else.
 template <>
 struct fp_rule<::ufunc::ops::arctanh> {
   template <class R, class A>
   __device__ static unsigned flags(const R& r, const A& a) {
     if constexpr (fp::complex_parts<A>::value)
-      return fp::generic(r, a);
+      return fp_rules::at_pole(fp::generic(r, a), true);
     else
       return fp_rules::at_pole(fp::generic(r, a), a == A(1) || a == A(-1));
+  }
+};
+template <>
+struct fp_rule<::ufunc::ops::arctan> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    return fp_rules::at_pole(fp::generic(r, a), fp::complex_parts<A>::value);
   }
 };
 
@@ -240,7 +251,9 @@ struct fp_rule<::ufunc::ops::float_power> {
 };
 
 // NumPy's npy_logaddexp compares its operands with `>`, which raises `invalid` for a
-// NaN, and computes log1p(exp(-|x - y|)), whose exp underflows for a large gap.
+// NaN, and computes log1p(exp(-|x - y|)), whose exp underflows for a large gap; x - y
+// of finite operands of opposite signs near the largest number overflows, although the
+// result (the larger operand) is finite.
 template <bool Base2>
 struct logaddexp_rule {
   template <class R, class A, class B>
@@ -248,6 +261,7 @@ struct logaddexp_rule {
     if (x != x || y != y) return fpe::invalid;
     unsigned f = fp::generic(r, x, y);
     const R gap = x > y ? R(x - y) : R(y - x);
+    if (::isinf(gap) && ::isfinite(x) && ::isfinite(y)) f |= fpe::overflow;
     if (x != y && ::isfinite(gap)) {
       const R e = Base2 ? ::cuda::std::exp2(-gap) : ::cuda::std::exp(-gap);
       f |= fp_rules::underflow_if(e, true, !Base2 || gap != ::cuda::std::trunc(gap));
