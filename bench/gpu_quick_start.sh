@@ -6,7 +6,8 @@
 # CMAKE_PREFIX_PATH, as the scripts' message says. Logs and times go to $OUT (or build/gpu).
 #   bash bench/gpu_quick_start.sh [preset] [--keep DIR]     (default: cuda)
 # --keep DIR makes the clean copy in DIR and leaves it there, so that later steps of the same
-# session (the CUDA tests under compute-sanitizer, benchmarks) use the build the quick start made.
+# session (the CUDA tests alone, under compute-sanitizer) use the build the quick start made. The
+# presets build no benchmarks: bench/gpu_session.sh builds those.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-cuda}

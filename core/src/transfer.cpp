@@ -3,6 +3,7 @@
 #include <string>
 
 #include <ufunc/core/backend.hpp>
+#include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/error.hpp>
 
 namespace ufunc {
@@ -36,7 +37,17 @@ array to_host(const array& a, stream_ref stream) {
   if (!a.is_c_contiguous()) {  // gather on the device first: never a strided host round trip
     auto owner = memory.allocate(static_cast<std::size_t>(a.nbytes()), a.device().index, s);
     src = array(owner.get(), a.type(), a.shape(), {}, owner, a.device());
-    memory.cast(a, src, s);
+    try {
+      memory.cast(a, src, s);
+    } catch (const value_error&) {
+      // More axes than the device kernels take after merging (12 axes of an F-ordered array
+      // against C order, say). A dense array (any axis order) comes over as its bytes and is
+      // put in C order on the host, which takes any number of axes; others cannot.
+      if (!detail::is_dense(a)) throw;
+      const auto bytes = array::empty({a.nbytes()}, uint8);
+      memory.copy_to_host(bytes.data(), a.data(), static_cast<std::size_t>(a.nbytes()), a.device().index, s);
+      return array(bytes.data(), a.type(), a.shape(), a.strides(), bytes.owner()).copy();
+    }
   }
   auto out = array::empty(a.shape(), a.type());
   memory.copy_to_host(out.data(), src.data(), static_cast<std::size_t>(src.nbytes()), a.device().index, s);

@@ -22,19 +22,22 @@ namespace {
 constexpr int block_threads = 256;
 constexpr std::size_t dim_buckets = std::size(rtc::elementwise_dims);
 
-// One compiled dtype combination: its source, and its module on each device it ran on.
+// One dtype combination: its source, and on each device it ran on, the instantiations (a
+// dimension bucket, with or without where=) that its calls needed, each compiled (or taken
+// from the cache) and loaded at its first use: a first call compiles one kernel, not eight.
 struct compiled_loop {
   std::string name;
   rtc::elementwise_program program;
   std::vector<std::string> options;
 
   struct on_device {
-    rtc::detail::cu_module module = nullptr;
-    std::array<rtc::detail::cu_function, 2 * dim_buckets> functions{};
+    int architecture = 0;  // 0 until the device's attributes are read
     int multiprocessors = 1;
+    std::array<rtc::detail::cu_module, 2 * dim_buckets> modules{};
+    std::array<rtc::detail::cu_function, 2 * dim_buckets> functions{};
   };
   std::mutex mutex;
-  std::map<rtc::detail::cu_device, on_device> devices;
+  std::map<int, on_device> devices;  // by device ordinal
 };
 
 // The cache entry: the lowered kernel names (one per line, after their count), then the CUBIN.
@@ -74,42 +77,55 @@ struct raw_parameter {
 };
 static_assert(sizeof(raw_parameter) == 8 * (3 + 64 + 64));
 
-const compiled_loop::on_device& load_on_current_device(compiled_loop& loop) {
-  const auto& cu = rtc::detail::driver();
-  rtc::detail::cu_device device = 0;
-  rtc::detail::check_driver(cu.ctx_get_device(&device), "cuCtxGetDevice");
+struct loaded_function {
+  rtc::detail::cu_function function;
+  int multiprocessors;
+};
+
+// Instantiation `which` (elementwise_program::name_expressions' order) of `loop` on device
+// `ordinal`, the call's device, which the cuda backend has made current.
+loaded_function function_on_device(compiled_loop& loop, int ordinal, std::size_t which) {
   const std::lock_guard<std::mutex> lock(loop.mutex);
-  if (auto it = loop.devices.find(device); it != loop.devices.end()) return it->second;
-  int major = 0, minor = 0;
-  compiled_loop::on_device d;
-  rtc::detail::check_driver(cu.device_get_attribute(&major, rtc::detail::attribute_compute_capability_major, device),
-                            "cuDeviceGetAttribute");
-  rtc::detail::check_driver(cu.device_get_attribute(&minor, rtc::detail::attribute_compute_capability_minor, device),
-                            "cuDeviceGetAttribute");
-  rtc::detail::check_driver(
-      cu.device_get_attribute(&d.multiprocessors, rtc::detail::attribute_multiprocessor_count, device),
-      "cuDeviceGetAttribute");
+  auto& d = loop.devices[ordinal];
+  if (d.functions[which] != nullptr) return {d.functions[which], d.multiprocessors};
+  const auto& cu = rtc::detail::driver();
+  if (d.architecture == 0) {
+    rtc::detail::cu_device device = 0;
+    rtc::detail::check_driver(cu.ctx_get_device(&device), "cuCtxGetDevice");
+    int major = 0, minor = 0;
+    rtc::detail::check_driver(cu.device_get_attribute(&major, rtc::detail::attribute_compute_capability_major, device),
+                              "cuDeviceGetAttribute");
+    rtc::detail::check_driver(cu.device_get_attribute(&minor, rtc::detail::attribute_compute_capability_minor, device),
+                              "cuDeviceGetAttribute");
+    rtc::detail::check_driver(
+        cu.device_get_attribute(&d.multiprocessors, rtc::detail::attribute_multiprocessor_count, device),
+        "cuDeviceGetAttribute");
+    d.architecture = major * 10 + minor;
+  }
   rtc::compile_request request;
   request.source = loop.program.source;
   request.name = loop.name + ".cu";
   request.options = loop.options;
-  request.name_expressions = loop.program.name_expressions;
-  request.architecture = major * 10 + minor;
-  // Everything that changes the binary: the source, every option, NVRTC's version and the GPU.
-  std::string key = "ufunc elementwise_kernel 1\nnvrtc " + std::to_string(rtc::nvrtc_version()) + "\nsm_" +
+  request.name_expressions = {loop.program.name_expressions[which]};
+  request.architecture = d.architecture;
+  // Everything that changes the binary: the source, every option, NVRTC's version, the GPU and
+  // the instantiation.
+  std::string key = "ufunc elementwise_kernel 2\nnvrtc " + std::to_string(rtc::nvrtc_version()) + "\nsm_" +
                     std::to_string(request.architecture) + "\n";
   for (const auto& o : rtc::default_options()) key += o + "\n";
   for (const auto& o : request.options) key += o + "\n";
-  for (const auto& n : request.name_expressions) key += n + "\n";
+  key += request.name_expressions.front() + "\n";
   key += request.source;
   const auto entry = rtc::kernel_cache::process().get(key, [&] { return pack(rtc::compile(request)); });
   const auto [names, cubin] = unpack(*entry);
-  if (names.size() != d.functions.size()) throw compile_error("kernel cache: an entry with the wrong kernel count");
-  rtc::detail::check_driver(cu.module_load_data(&d.module, cubin.data()), "cuModuleLoadData");
-  for (std::size_t k = 0; k < names.size(); ++k)
-    rtc::detail::check_driver(cu.module_get_function(&d.functions[k], d.module, names[k].c_str()),
-                              "cuModuleGetFunction");
-  return loop.devices.emplace(device, d).first->second;
+  if (names.size() != 1) throw compile_error("kernel cache: an entry with the wrong kernel count");
+  rtc::detail::cu_module module = nullptr;
+  rtc::detail::check_driver(cu.module_load_data(&module, cubin.data()), "cuModuleLoadData");
+  rtc::detail::cu_function function = nullptr;
+  rtc::detail::check_driver(cu.module_get_function(&function, module, names.front().c_str()), "cuModuleGetFunction");
+  d.modules[which] = module;
+  d.functions[which] = function;
+  return {function, d.multiprocessors};
 }
 
 // device_loop_fn: the cuda backend has made the call's device current (its primary
@@ -117,9 +133,9 @@ const compiled_loop::on_device& load_on_current_device(compiled_loop& loop) {
 void launch(const device_call& c, const void* data) {
   if (c.size == 0) return;
   auto& loop = *const_cast<compiled_loop*>(static_cast<const compiled_loop*>(data));
-  const auto& d = load_on_current_device(loop);
   std::size_t bucket = 0;
   while (rtc::elementwise_dims[bucket] < c.ndim) ++bucket;
+  const auto d = function_on_device(loop, c.device, (c.has_where ? dim_buckets : 0) + bucket);
   const int nd = rtc::elementwise_dims[bucket];
   const int operands = c.nin + c.nout + (c.has_where ? 1 : 0);
   // _ufunc::call<ND, B>: size, shape[ND], strides[B][ND], base[B], all 8-byte words.
@@ -143,10 +159,10 @@ void launch(const device_call& c, const void* data) {
       raw_parameter p{};
       p.data = static_cast<const std::byte*>(r.data());
       p.n = r.size();
-      p.ndim = r.ndim();
-      for (int k = 0; k < r.ndim(); ++k) {
-        p.shape[k] = r.shape()[std::size_t(k)];
-        p.strides[k] = r.strides()[std::size_t(k)];
+      p.ndim = static_cast<int>(r.ndim());
+      for (std::size_t k = 0; k < r.ndim(); ++k) {
+        p.shape[k] = r.shape()[k];
+        p.strides[k] = r.strides()[k];
       }
       raws.push_back(p);
     }
@@ -156,7 +172,7 @@ void launch(const device_call& c, const void* data) {
       std::min<long long>((c.size + block_threads - 1) / block_threads, static_cast<long long>(d.multiprocessors) * 32);
   const auto& cu = rtc::detail::driver();
   rtc::detail::check_driver(
-      cu.launch_kernel(d.functions[(c.has_where ? dim_buckets : 0) + bucket], static_cast<unsigned>(blocks), 1, 1,
+      cu.launch_kernel(d.function, static_cast<unsigned>(blocks), 1, 1,
                        block_threads, 1, 1, 0, c.stream, params.data(), nullptr),
       "cuLaunchKernel");
 }
