@@ -9,7 +9,7 @@ install(TARGETS ufunc EXPORT ufuncTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-set(_ufunc_header_dirs core/include ufuncs/include fusion/include backends/cuda/rtc/include)
+set(_ufunc_header_dirs core/include ufuncs/include fusion/include gufunc/include backends/cuda/rtc/include)
 get_property(_ufunc_backends GLOBAL PROPERTY UFUNC_BACKENDS)
 foreach(name IN LISTS _ufunc_backends)
   list(APPEND _ufunc_header_dirs backends/${name}/include)

@@ -201,11 +201,16 @@ TEST_CASE("cuda errstate: complex poles raise divide, logaddexp's overflowing x 
   constexpr double f32_max = std::numeric_limits<float>::max(), f64_max = std::numeric_limits<double>::max();
   // NumPy 2.5's flags (np.errstate(all='call')) for one-element calls: divide 1, overflow 2.
   const fp_case cases[] = {
-      {"arctan", "F->F", {0.0}, {1.0}, 1},         {"arctan", "D->D", {-0.0}, {-1.0}, 1},
-      {"arctanh", "F->F", {1.0}, {0.0}, 1},        {"arctanh", "D->D", {-1.0}, {0.0}, 1},
-      {"log1p", "F->F", {-1.0}, {0.0}, 1},         {"log1p", "D->D", {-1.0}, {0.0}, 1},
-      {"log", "D->D", {0.0}, {0.0}, 1},            {"logaddexp", "ff->f", {f32_max, -f32_max}, {0, 0}, 2},
-      {"logaddexp", "dd->d", {f64_max, -f64_max}, {0, 0}, 2}, {"logaddexp2", "dd->d", {-f64_max, f64_max}, {0, 0}, 2},
+      {"arctan", "F->F", {0.0}, {1.0}, 1},
+      {"arctan", "D->D", {-0.0}, {-1.0}, 1},
+      {"arctanh", "F->F", {1.0}, {0.0}, 1},
+      {"arctanh", "D->D", {-1.0}, {0.0}, 1},
+      {"log1p", "F->F", {-1.0}, {0.0}, 1},
+      {"log1p", "D->D", {-1.0}, {0.0}, 1},
+      {"log", "D->D", {0.0}, {0.0}, 1},
+      {"logaddexp", "ff->f", {f32_max, -f32_max}, {0, 0}, 2},
+      {"logaddexp", "dd->d", {f64_max, -f64_max}, {0, 0}, 2},
+      {"logaddexp2", "dd->d", {-f64_max, f64_max}, {0, 0}, 2},
   };
   for (const auto& c : cases) {
     const std::string loop = c.loop;

@@ -116,12 +116,12 @@ TEST_CASE("rtc: hyp with broadcasting, strides, out=, where= and 5 dimensions") 
   const auto x5 = ufunc::to_device(ufunc_test::sample_array<double>(2 * 3 * 4 * 5 * 6, 6).reshape({2, 3, 4, 5, 6}));
   const auto y5 = ufunc::to_device(ufunc_test::sample_array<double>(6, 7));
   check_ulps<double>(hyp(x5.transpose(), y5.reshape({6, 1, 1, 1, 1})),
-             ufunc::sqrt(
-                 ufunc::add(ufunc::multiply(x5.transpose(), x5.transpose(), {.target = cuda}),
-                            ufunc::multiply(y5.reshape({6, 1, 1, 1, 1}), y5.reshape({6, 1, 1, 1, 1}), {.target = cuda}),
-                            {.target = cuda}),
-                 {.target = cuda}),
-      1);
+                     ufunc::sqrt(ufunc::add(ufunc::multiply(x5.transpose(), x5.transpose(), {.target = cuda}),
+                                            ufunc::multiply(y5.reshape({6, 1, 1, 1, 1}), y5.reshape({6, 1, 1, 1, 1}),
+                                                            {.target = cuda}),
+                                            {.target = cuda}),
+                                 {.target = cuda}),
+                     1);
   // Host operands are copied to the device and the result back, as for built-in ufuncs.
   CHECK(hyp(x, y).device().is_host());
 }

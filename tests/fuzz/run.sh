@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(fuzz_view fuzz_signature fuzz_methods fuzz_broadcast fuzz_kernel_params)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(fuzz_view fuzz_signature fuzz_methods fuzz_broadcast fuzz_kernel_params fuzz_gufunc_signature)
 build=${FUZZ_BUILD_DIR:-build/fuzz}
 jobs=${FUZZ_JOBS:-2}
 

@@ -171,10 +171,9 @@ void launch(const device_call& c, const void* data) {
   const long long blocks =
       std::min<long long>((c.size + block_threads - 1) / block_threads, static_cast<long long>(d.multiprocessors) * 32);
   const auto& cu = rtc::detail::driver();
-  rtc::detail::check_driver(
-      cu.launch_kernel(d.function, static_cast<unsigned>(blocks), 1, 1,
-                       block_threads, 1, 1, 0, c.stream, params.data(), nullptr),
-      "cuLaunchKernel");
+  rtc::detail::check_driver(cu.launch_kernel(d.function, static_cast<unsigned>(blocks), 1, 1, block_threads, 1, 1, 0,
+                                             c.stream, params.data(), nullptr),
+                            "cuLaunchKernel");
 }
 
 }  // namespace
