@@ -1,0 +1,330 @@
+// The gufunc call: NumPy's PyUFunc_GeneralizedFunctionInternal in the library's terms. The
+// loop dimensions run as an elementwise task (core's plan and the host executors: cpu runs
+// them in order, parallel splits them), whose "element" for each operand is the origin of
+// its core sub-array; the core dimensions travel beside it (core_layout).
+#include <ufunc/gufunc/gufunc.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include <ufunc/core/backend.hpp>
+#include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/casting.hpp>
+#include <ufunc/core/detail/execute.hpp>
+#include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/elementwise.hpp>
+#include <ufunc/core/error.hpp>
+#include <ufunc/core/iteration.hpp>
+#include <ufunc/core/target.hpp>
+
+namespace ufunc::gufunc {
+namespace {
+
+struct registered_loop {
+  loop_fn run;
+  const void* fn;
+  std::shared_ptr<const void> keepalive;
+};
+
+// The table's loops are never called elementwise: the table is the gufunc's own, for type
+// resolution only.
+void not_elementwise(char* const*, std::int64_t, const std::int64_t*, const void*) {}
+
+// What the elementwise task's loop needs to call the gufunc's loop on a run of elements.
+struct run_data {
+  const registered_loop* loop;
+  const core_layout* core;
+};
+
+void run_elements(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data) {
+  const auto& d = *static_cast<const run_data*>(data);
+  d.loop->run(args, n, steps, *d.core, d.loop->fn);
+}
+
+std::string shape_text(std::span<const std::int64_t> shape) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+// The byte interval an array's elements span (a conservative test of shared memory).
+std::pair<const std::byte*, const std::byte*> byte_span(const array& a) {
+  const auto* base = static_cast<const std::byte*>(a.data());
+  std::int64_t lo = 0, hi = static_cast<std::int64_t>(a.itemsize());
+  if (a.size() == 0) return {base, base};
+  for (std::size_t d = 0; d < a.ndim(); ++d) {
+    const std::int64_t reach = (a.shape()[d] - 1) * a.strides()[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {base + lo, base + hi};
+}
+
+bool may_overlap(const array& a, const array& b) {
+  const auto [a0, a1] = byte_span(a);
+  const auto [b0, b1] = byte_span(b);
+  return a0 < b1 && b0 < a1;
+}
+
+}  // namespace
+
+struct function::state {
+  std::string name, text;
+  gufunc::signature sig;
+  ufunc::function table;
+
+  state(std::string n, std::string_view t)
+      : name(std::move(n)), text(t), sig(parse_signature(t)), table(name, sig.nin, sig.nout) {}
+};
+
+function::function(std::string name, std::string_view signature)
+    : state_(std::make_shared<state>(std::move(name), signature)) {}
+
+const std::string& function::name() const noexcept { return state_->name; }
+const gufunc::signature& function::signature() const noexcept { return state_->sig; }
+const std::string& function::signature_text() const noexcept { return state_->text; }
+int function::nin() const noexcept { return state_->sig.nin; }
+int function::nout() const noexcept { return state_->sig.nout; }
+std::vector<std::string> function::types() const { return state_->table.types(); }
+
+void function::add_loop(const type_signature& types, loop_fn loop, const void* fn,
+                        std::shared_ptr<const void> keepalive) {
+  if (types.nin() != nin() || types.nout() != nout())
+    throw value_error("gufunc '" + name() + "': loop " + types.str() + " does not have " + std::to_string(nin()) +
+                      " inputs and " + std::to_string(nout()) + " outputs (signature " + signature_text() + ")");
+  auto r = std::make_shared<registered_loop>(registered_loop{loop, fn, std::move(keepalive)});
+  loop_entry e;
+  e.types = types;
+  e.host = &not_elementwise;
+  e.host_data = r.get();
+  e.keepalive = r;
+  state_->table.add_loop(std::move(e));
+}
+
+std::vector<array> function::call(std::span<const operand> inputs, const call_options& options) const {
+  const state& st = *state_;
+  const auto& sig = st.sig;
+  const int nin = sig.nin, nout = sig.nout, nop = nin + nout;
+  const std::string& name = st.name;
+  if (static_cast<int>(inputs.size()) != nin)
+    throw value_error("gufunc '" + name + "' takes " + std::to_string(nin) + " inputs, not " +
+                      std::to_string(inputs.size()));
+  if (!options.out.empty() && static_cast<int>(options.out.size()) != nout)
+    throw value_error("gufunc '" + name + "': out= needs " + std::to_string(nout) + " arrays, not " +
+                      std::to_string(options.out.size()));
+  if (options.where.valid())
+    throw value_error("gufunc '" + name + "': where= is not supported by generalized ufuncs (as in NumPy)");
+  if (nop > max_operands) throw value_error("gufunc '" + name + "': too many operands");
+
+  // Host data on a host target: the cuda target has no gufunc loops yet.
+  const target_id target = call_target(options.target);
+  const backend* host = target == target_id::automatic ? &detail::host_backend(target) : detail::find_backend(target);
+  if (host == nullptr || host->execute == nullptr)
+    throw target_error("gufunc '" + name + "' runs on host targets only so far, not on target " +
+                       std::string(to_string(target)));
+  auto on_host = [&](const array& a, const std::string& what) {
+    if (!a.valid()) throw value_error("gufunc '" + name + "': " + what + " is a null array");
+    if (!a.device().is_host())
+      throw target_error("gufunc '" + name + "': " + what + " is on " + a.device().str() +
+                         "; gufuncs run on host data only so far");
+  };
+  for (int i = 0; i < nin; ++i)
+    if (!inputs[static_cast<std::size_t>(i)].is_scalar())
+      on_host(inputs[static_cast<std::size_t>(i)].as_array(), "input " + std::to_string(i));
+  for (int o = 0; o < static_cast<int>(options.out.size()); ++o)
+    on_host(options.out[static_cast<std::size_t>(o)], "output " + std::to_string(o));
+
+  // The loop, by the ufuncs' type resolution.
+  const loop_entry entry = st.table.resolve_loop(inputs, options);
+  const type_signature& types = entry.types;
+  const auto& loop = *static_cast<const registered_loop*>(entry.host_data);
+  const std::string rule(to_string(options.casting));
+
+  // Inputs in the loop's dtypes: scalars as 0-d arrays, other dtypes converted.
+  std::vector<array> in(static_cast<std::size_t>(nin));
+  for (int i = 0; i < nin; ++i) {
+    const operand& op = inputs[static_cast<std::size_t>(i)];
+    const dtype want = types.input(i);
+    if (op.is_scalar()) {
+      in[static_cast<std::size_t>(i)] = array::empty({}, want);
+      op.as_scalar().store(want, in[static_cast<std::size_t>(i)].data());
+      continue;
+    }
+    const array& a = op.as_array();
+    if (a.type() != want && !can_cast(a.type(), want, options.casting))
+      throw casting_error("Cannot cast ufunc '" + name + "' input " + std::to_string(i) + " from " +
+                          std::string(a.type().name()) + " to " + std::string(want.name()) + " with casting rule '" +
+                          rule + "'");
+    in[static_cast<std::size_t>(i)] = a.type() == want ? a : a.astype(want);
+  }
+  for (int o = 0; o < static_cast<int>(options.out.size()); ++o) {
+    const array& out = options.out[static_cast<std::size_t>(o)];
+    if (out.type() != types.output(o) && !can_cast(types.output(o), out.type(), options.casting))
+      throw casting_error("Cannot cast ufunc '" + name + "' output " + std::to_string(o) + " from " +
+                          std::string(types.output(o).name()) + " to " + std::string(out.type().name()) +
+                          " with casting rule '" + rule + "'");
+  }
+  auto operand_array = [&](int p) -> const array* {
+    if (p < nin) return &in[static_cast<std::size_t>(p)];
+    return options.out.empty() ? nullptr : &options.out[static_cast<std::size_t>(p - nin)];
+  };
+  auto label = [&](int p) {
+    return std::string(p < nin ? "Input" : "Output") + " operand " + std::to_string(p < nin ? p : p - nin);
+  };
+
+  // NumPy's _validate_num_dims: an operand with too few dimensions may lack optional ones,
+  // which are then missing everywhere.
+  std::vector<int> core_ndim(static_cast<std::size_t>(nop));
+  for (int p = 0; p < nop; ++p) core_ndim[std::size_t(p)] = static_cast<int>(sig.operands[std::size_t(p)].size());
+  std::vector<bool> optional_left(sig.dims.size()), missing(sig.dims.size(), false);
+  for (std::size_t d = 0; d < sig.dims.size(); ++d) optional_left[d] = sig.dims[d].optional;
+  for (int p = 0; p < nop; ++p) {
+    const array* a = operand_array(p);
+    if (a == nullptr) continue;
+    const int ndim = static_cast<int>(a->ndim());
+    if (ndim >= core_ndim[std::size_t(p)]) continue;
+    for (int ix : sig.operands[std::size_t(p)]) {
+      if (!optional_left[std::size_t(ix)]) continue;
+      missing[std::size_t(ix)] = true;
+      optional_left[std::size_t(ix)] = false;
+      for (int q = 0; q < nop; ++q)
+        for (int jx : sig.operands[std::size_t(q)]) core_ndim[std::size_t(q)] -= jx == ix ? 1 : 0;
+      if (ndim == core_ndim[std::size_t(p)]) break;
+    }
+    if (ndim < core_ndim[std::size_t(p)])
+      throw value_error(name + ": " + label(p) + " does not have enough dimensions (has " + std::to_string(ndim) +
+                        ", gufunc core with signature " + st.text + " requires " +
+                        std::to_string(core_ndim[std::size_t(p)]) + ")");
+  }
+
+  // NumPy's _get_coredim_sizes: one size per named dimension, frozen sizes as written.
+  std::vector<std::int64_t> size(sig.dims.size());
+  for (std::size_t d = 0; d < sig.dims.size(); ++d) size[d] = sig.dims[d].size;
+  for (int p = 0; p < nop; ++p) {
+    const array* a = operand_array(p);
+    if (a == nullptr) continue;
+    const int start = static_cast<int>(a->ndim()) - core_ndim[std::size_t(p)];
+    int delta = 0;
+    const auto& dims = sig.operands[std::size_t(p)];
+    for (int k = 0; k < static_cast<int>(dims.size()); ++k) {
+      const auto ix = static_cast<std::size_t>(dims[std::size_t(k)]);
+      std::int64_t extent = 1;
+      if (missing[ix])
+        ++delta;
+      else
+        extent = a->shape()[static_cast<std::size_t>(start + k - delta)];
+      if (size[ix] < 0) {
+        size[ix] = extent;
+      } else if (extent != size[ix]) {
+        throw value_error(name + ": " + label(p) + " has a mismatch in its core dimension " +
+                          std::to_string(k - delta) + ", with gufunc signature " + st.text + " (size " +
+                          std::to_string(extent) + " is different from " + std::to_string(size[ix]) + ")");
+      }
+    }
+  }
+  for (int p = nin; p < nop; ++p) {
+    const auto& dims = sig.operands[std::size_t(p)];
+    for (int k = 0; k < static_cast<int>(dims.size()); ++k)
+      if (size[std::size_t(dims[std::size_t(k)])] < 0)
+        throw value_error(name + ": Output operand " + std::to_string(p - nin) + " has core dimension " +
+                          std::to_string(k) + " unspecified, with gufunc signature " + st.text);
+  }
+
+  // The loop dimensions: the leading axes of every operand given, broadcast together.
+  std::vector<dim_vector> loop_shapes;
+  for (int p = 0; p < nop; ++p)
+    if (const array* a = operand_array(p))
+      loop_shapes.emplace_back(
+          std::span<const std::int64_t>(a->shape().data(), a->ndim() - std::size_t(core_ndim[std::size_t(p)])));
+  dim_vector loop_shape;
+  try {
+    loop_shape = broadcast_shapes(loop_shapes);
+  } catch (const broadcast_error& e) {
+    throw broadcast_error(name + ": the loop dimensions (the axes before each operand's core dimensions) do not "
+                                 "broadcast: " +
+                          e.what());
+  }
+  for (int o = 0; o < static_cast<int>(options.out.size()); ++o) {
+    const array& out = options.out[std::size_t(o)];
+    const std::span<const std::int64_t> lead(out.shape().data(), out.ndim() - std::size_t(core_ndim[std::size_t(nin + o)]));
+    if (!std::equal(lead.begin(), lead.end(), loop_shape.begin(), loop_shape.end()))
+      throw broadcast_error(name + ": output operand " + std::to_string(o) + " has loop dimensions " +
+                            shape_text(lead) + ", not the broadcast loop shape " + shape_text(loop_shape));
+  }
+
+  // Outputs: the given ones (through a loop-dtype temporary where their dtype differs), or
+  // new C-ordered arrays of the loop shape and their core dimensions.
+  std::vector<array> results(static_cast<std::size_t>(nout)), targets(static_cast<std::size_t>(nout));
+  for (int o = 0; o < nout; ++o) {
+    dim_vector shape = loop_shape;
+    for (int ix : sig.operands[std::size_t(nin + o)])
+      if (!missing[std::size_t(ix)]) shape.push_back(size[std::size_t(ix)]);
+    if (options.out.empty()) {
+      results[std::size_t(o)] = targets[std::size_t(o)] = array::empty(shape, types.output(o));
+      continue;
+    }
+    const array& out = options.out[std::size_t(o)];
+    results[std::size_t(o)] = out;
+    targets[std::size_t(o)] = out.type() == types.output(o) ? out : array::empty(out.shape(), types.output(o));
+    // An input that shares memory with an output is read from a copy (NumPy copies too).
+    for (auto& a : in)
+      if (may_overlap(a, targets[std::size_t(o)])) a = a.copy();
+  }
+
+  // The plan over the loop dimensions; each operand's core dimensions beside it.
+  const std::size_t loop_nd = loop_shape.size();
+  std::vector<dim_vector> loop_strides(static_cast<std::size_t>(nop));
+  std::vector<dim_vector> core_extents(static_cast<std::size_t>(nop)), core_strides(static_cast<std::size_t>(nop));
+  plan_operand ops[max_operands];
+  core_layout core;
+  for (int p = 0; p < nop; ++p) {
+    const array& a = p < nin ? in[std::size_t(p)] : targets[std::size_t(p - nin)];
+    const std::size_t lead = a.ndim() - std::size_t(core_ndim[std::size_t(p)]);
+    dim_vector& ls = loop_strides[std::size_t(p)];
+    ls = dim_vector(loop_nd, 0);
+    for (std::size_t k = 0; k < lead; ++k)
+      if (a.shape()[k] != 1) ls[loop_nd - lead + k] = a.strides()[k];
+    // A missing optional dimension has extent 1 and stride 0, as NumPy's loops see it: the
+    // function sees every dimension of the signature.
+    std::size_t axis = lead;
+    for (int ix : sig.operands[std::size_t(p)]) {
+      const bool absent = missing[std::size_t(ix)];
+      core_extents[std::size_t(p)].push_back(absent ? 1 : a.shape()[axis]);
+      core_strides[std::size_t(p)].push_back(absent ? 0 : a.strides()[axis]);
+      axis += absent ? 0 : 1;
+    }
+    ops[p] = {a.data(), ls};
+    core.ndim[p] = static_cast<int>(sig.operands[std::size_t(p)].size());
+    core.extents[p] = core_extents[std::size_t(p)].data();
+    core.strides[p] = core_strides[std::size_t(p)].data();
+  }
+  const iteration_plan plan(loop_shape, {ops, static_cast<std::size_t>(nop)});
+  dtype operand_types[max_operands];
+  for (int p = 0; p < nop; ++p) operand_types[p] = p < nin ? types.input(p) : types.output(p - nin);
+  const run_data data{&loop, &core};
+  detail::fp_scope fp;
+  elementwise_task task(plan, nin, nout, false, &run_elements, &data,
+                        {operand_types, static_cast<std::size_t>(nop)}, types);
+  task.gather_fp_flags(fp.active());
+  host->execute(task);
+  fp.finish(name, task.fp_flags());
+  for (int o = 0; o < static_cast<int>(options.out.size()); ++o)
+    if (targets[std::size_t(o)].data() != results[std::size_t(o)].data())
+      detail::copy_cast(targets[std::size_t(o)], results[std::size_t(o)]);
+  return results;
+}
+
+array function::operator()(const operand& a, const call_options& options) const {
+  return call(std::span<const operand>(&a, 1), options).front();
+}
+array function::operator()(const operand& a, const operand& b, const call_options& options) const {
+  const operand in[] = {a, b};
+  return call(in, options).front();
+}
+array function::operator()(const operand& a, const operand& b, const operand& c, const call_options& options) const {
+  const operand in[] = {a, b, c};
+  return call(in, options).front();
+}
+
+}  // namespace ufunc::gufunc
