@@ -241,13 +241,15 @@ std::vector<array> function::call(std::span<const operand> inputs, const call_op
   try {
     loop_shape = broadcast_shapes(loop_shapes);
   } catch (const broadcast_error& e) {
-    throw broadcast_error(name + ": the loop dimensions (the axes before each operand's core dimensions) do not "
-                                 "broadcast: " +
+    throw broadcast_error(name +
+                          ": the loop dimensions (the axes before each operand's core dimensions) do not "
+                          "broadcast: " +
                           e.what());
   }
   for (int o = 0; o < static_cast<int>(options.out.size()); ++o) {
     const array& out = options.out[std::size_t(o)];
-    const std::span<const std::int64_t> lead(out.shape().data(), out.ndim() - std::size_t(core_ndim[std::size_t(nin + o)]));
+    const std::span<const std::int64_t> lead(out.shape().data(),
+                                             out.ndim() - std::size_t(core_ndim[std::size_t(nin + o)]));
     if (!std::equal(lead.begin(), lead.end(), loop_shape.begin(), loop_shape.end()))
       throw broadcast_error(name + ": output operand " + std::to_string(o) + " has loop dimensions " +
                             shape_text(lead) + ", not the broadcast loop shape " + shape_text(loop_shape));
@@ -304,8 +306,8 @@ std::vector<array> function::call(std::span<const operand> inputs, const call_op
   for (int p = 0; p < nop; ++p) operand_types[p] = p < nin ? types.input(p) : types.output(p - nin);
   const run_data data{&loop, &core};
   detail::fp_scope fp;
-  elementwise_task task(plan, nin, nout, false, &run_elements, &data,
-                        {operand_types, static_cast<std::size_t>(nop)}, types);
+  elementwise_task task(plan, nin, nout, false, &run_elements, &data, {operand_types, static_cast<std::size_t>(nop)},
+                        types);
   task.gather_fp_flags(fp.active());
   host->execute(task);
   fp.finish(name, task.fp_flags());

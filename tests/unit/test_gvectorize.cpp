@@ -45,7 +45,8 @@ auto make_matmul() {
 ufunc::array iota(const ufunc::dim_vector& shape, double start = 1) {
   auto a = ufunc::array::empty(shape, ufunc::float64);
   auto* p = reinterpret_cast<double*>(a.data());
-  for (std::int64_t i = 0; i < a.size(); ++i) p[i] = start + static_cast<double>(i % 7) - 0.25 * static_cast<double>(i % 3);
+  for (std::int64_t i = 0; i < a.size(); ++i)
+    p[i] = start + static_cast<double>(i % 7) - 0.25 * static_cast<double>(i % 3);
   return a;
 }
 
@@ -209,7 +210,8 @@ TEST_CASE("gvectorize: scalar cores, output-only core dimensions, size-0 loops a
                        doctest::Contains("where= is not supported"), ufunc::value_error);
   CHECK_THROWS_WITH_AS((void)dot(iota({3})), "gufunc 'dot' takes 2 inputs, not 1", ufunc::value_error);
   CHECK_THROWS_AS((void)dot(iota({3}), iota({3}), {.target = ufunc::target_id::cuda}), ufunc::target_error);
-  CHECK_THROWS_WITH_AS(ufunc::gvectorize<double(double)>("(n)->(n", [](auto, auto) {}, "bad"),
+  CHECK_THROWS_WITH_AS(ufunc::gvectorize<double(double)>(
+                           "(n)->(n", [](auto, auto) {}, "bad"),
                        "expect ',' or ')' at position 7 in \"(n)->(n\"", ufunc::value_error);
 }
 
