@@ -80,6 +80,23 @@ timing measure(F&& f, int samples, int calls, int warmup) {
   return summarize(per_call, calls);
 }
 
+/// The median time of one call of f, in seconds, over repeated calls (one warm-up) until
+/// `min_total` seconds and at least 5 calls have run: for calls long enough to time alone.
+template <class F>
+double median_seconds(F&& f, double min_total = 0.2) {
+  f();
+  std::vector<double> t;
+  double total = 0;
+  while (total < min_total || t.size() < 5) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    total += t.back();
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
 /// Keeps a result alive in the optimizer's eyes: an empty asm that may read it.
 template <class T>
 inline void keep(const T& value) {

@@ -16,22 +16,9 @@
 #include <ufunc/fuse.hpp>
 #include <ufunc/ufunc.hpp>
 
-namespace {
+#include "bench_common.hpp"
 
-template <class F>
-double median_seconds(F&& f, double min_total = 0.2) {
-  f();
-  std::vector<double> t;
-  double total = 0;
-  while (total < min_total || t.size() < 5) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    total += t.back();
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+namespace {
 
 struct hyp_functor {
   template <class T>
@@ -53,15 +40,15 @@ void run(std::int64_t n) {
     if (!ufunc::target_available(target)) continue;
     const ufunc::call_options on{.target = target};
     const char* tname = target == ufunc::target_id::cpu ? "cpu" : "parallel";
-    const double chain = median_seconds([&] {
+    const double chain = bench::median_seconds([&] {
       ufunc::multiply(a, a, {.out = {t1}, .target = target});
       ufunc::multiply(b, b, {.out = {t2}, .target = target});
       ufunc::add(t1, t2, {.out = {t1}, .target = target});
       ufunc::sqrt(t1, {.out = {out}, .target = target});
     });
-    const double fused = median_seconds([&] { hyp(a, b, {.out = {out}, .target = target}); });
+    const double fused = bench::median_seconds([&] { hyp(a, b, {.out = {out}, .target = target}); });
     const double by_hand =
-        median_seconds([&] { composed(ufunc::array(a), ufunc::array(b), {.out = {out}, .target = target}); });
+        bench::median_seconds([&] { composed(ufunc::array(a), ufunc::array(b), {.out = {out}, .target = target}); });
     (void)on;
     std::printf("hyp,%s,%lld,unfused_chain,%s,%.9g\n", dtype, static_cast<long long>(n), tname, chain);
     std::printf("hyp,%s,%lld,fused,%s,%.9g\n", dtype, static_cast<long long>(n), tname, fused);

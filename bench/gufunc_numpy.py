@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""NumPy beside bench/gufunc_bench.cpp (issue 20): np.matmul on a stack of 10^6 (3x3)@(3x3),
+np.vecdot of (10^6, 16) rows, and a moving average over (10^5, 256) rows with a window of 8
+(cumulative sums, as a NumPy user writes it), each writing into an existing output where NumPy
+allows. Prints CSV: case,dtype,impl,target,seconds (median of repeated calls)."""
+import time
+
+import numpy as np
+
+def median_seconds(f, min_total=0.3):
+    f()
+    t = []
+    while sum(t) < min_total or len(t) < 5:
+        t0 = time.perf_counter()
+        f()
+        t.append(time.perf_counter() - t0)
+    return sorted(t)[len(t) // 2]
+
+def filled(shape, dt):
+    n = int(np.prod(shape))
+    return ((np.arange(n, dtype=np.int64) * 7919) % 1000).astype(dt).reshape(shape) / dt(1000)
+
+def move_mean(a, w, out):
+    c = np.cumsum(a, axis=1, dtype=a.dtype)
+    out[:, :w] = c[:, :w] / np.arange(1, w + 1, dtype=a.dtype)
+    out[:, w:] = (c[:, w:] - c[:, :-w]) / a.dtype.type(w)
+
+print("case,dtype,impl,target,seconds")
+for name, dt in (("f32", np.float32), ("f64", np.float64)):
+    a, b = filled((1000000, 3, 3), dt), filled((1000000, 3, 3), dt)
+    c = np.empty_like(a)
+    x, y = filled((1000000, 16), dt), filled((1000000, 16), dt)
+    d = np.empty(1000000, dt)
+    m = filled((100000, 256), dt)
+    mm = np.empty_like(m)
+    print(f"matmul_3x3,{name},numpy,cpu,{median_seconds(lambda: np.matmul(a, b, out=c)):.9g}")
+    print(f"vecdot_16,{name},numpy,cpu,{median_seconds(lambda: np.vecdot(x, y, out=d)):.9g}")
+    print(f"move_mean_256,{name},numpy,cpu,{median_seconds(lambda: move_mean(m, 8, mm)):.9g}")
