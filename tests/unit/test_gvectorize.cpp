@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <span>
+#include <string>
 #include <vector>
 
 #include <ufunc/gvectorize.hpp>
@@ -40,6 +42,25 @@ auto make_matmul() {
           }
       },
       "matmul");
+}
+
+struct numpy_matmul_case {
+  std::vector<std::int64_t> a_shape, b_shape;
+  const char* error;
+  std::vector<std::int64_t> shape;
+  std::vector<double> values;
+};
+
+const numpy_matmul_case numpy_matmul_cases[] = {
+#include "../data/numpy_gufunc_matmul.inc"
+};
+
+// generate_gufunc_matmul.py's operands: element i (C order) is ((i * 37 + salt) % 19 - 9) / 4.
+ufunc::array formula(const std::vector<std::int64_t>& shape, std::int64_t salt) {
+  auto a = ufunc::array::empty(ufunc::dim_vector(std::span<const std::int64_t>(shape)), ufunc::float64);
+  auto* p = reinterpret_cast<double*>(a.data());
+  for (std::int64_t i = 0; i < a.size(); ++i) p[i] = static_cast<double>((i * 37 + salt) % 19 - 9) / 4.0;
+  return a;
 }
 
 ufunc::array iota(const ufunc::dim_vector& shape, double start = 1) {
@@ -127,6 +148,46 @@ TEST_CASE("gvectorize: (m?,n),(n,p?)->(m?,p?) as NumPy's matmul: broadcasting, s
                        "matmul: Output operand 0 has a mismatch in its core dimension 0, with gufunc signature "
                        "(m?,n),(n,p?)->(m?,p?) (size 3 is different from 2)",
                        ufunc::value_error);
+}
+
+TEST_CASE("gvectorize: a matmul of NumPy's signature against np.matmul on random shapes (results and messages)") {
+  const auto matmul = ufunc::gvectorize<double(double, double)>(
+      "(n?,k),(k,m?)->(n?,m?)",
+      [](core_view<const double> a, core_view<const double> b, core_view<double> c) {
+        for (std::int64_t i = 0; i < c.extent(0); ++i)
+          for (std::int64_t j = 0; j < c.extent(1); ++j) {
+            double s = 0;
+            for (std::int64_t k = 0; k < a.extent(1); ++k) s += a(i, k) * b(k, j);
+            c(i, j) = s;
+          }
+      },
+      "matmul");
+  int results = 0, errors = 0;
+  for (const auto& c : numpy_matmul_cases) {
+    CAPTURE(ufunc::array::shape_string(c.a_shape));
+    CAPTURE(ufunc::array::shape_string(c.b_shape));
+    const auto a = formula(c.a_shape, 1), b = formula(c.b_shape, 5);
+    const std::string error = c.error;
+    if (error.starts_with("operands could not be broadcast")) {  // nditer's message in NumPy
+      CHECK_THROWS_WITH_AS((void)matmul(a, b), doctest::Contains("matmul: the loop dimensions"),
+                           ufunc::broadcast_error);
+      ++errors;
+    } else if (!error.empty()) {
+      CHECK_THROWS_WITH_AS((void)matmul(a, b), error.c_str(), ufunc::value_error);
+      ++errors;
+    } else {
+      const auto r = matmul(a, b);
+      REQUIRE(r.shape() == ufunc::dim_vector(std::span<const std::int64_t>(c.shape)));
+      const auto v = r.to_vector<double>();
+      REQUIRE(v.size() == c.values.size());
+      // Sums of at most 3 products of quarters: exact in either order.
+      for (std::size_t k = 0; k < v.size(); ++k) CHECK(v[k] == c.values[k]);
+      ++results;
+    }
+  }
+  MESSAGE(results << " results and " << errors << " errors as NumPy's");
+  CHECK(results >= 50);
+  CHECK(errors >= 20);
 }
 
 TEST_CASE("gvectorize: Numba's moving average (n),()->(n), a weak scalar window, out= and in place") {
