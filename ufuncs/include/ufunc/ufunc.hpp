@@ -11,4 +11,5 @@
 #include <ufunc/core/target.hpp>
 #include <ufunc/core/transfer.hpp>
 #include <ufunc/ufuncs/builtins.hpp>
+#include <ufunc/ufuncs/gufuncs.hpp>
 #include <ufunc/vectorize.hpp>

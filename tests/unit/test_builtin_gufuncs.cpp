@@ -1,0 +1,116 @@
+// NumPy's built-in gufuncs (ufunc::matmul, vecdot, matvec, vecmat) against NumPy on every dtype
+// the library has: tests/data/numpy_builtin_gufuncs.inc holds NumPy's results (or errors) for
+// random shapes, with operands from a formula repeated here. Integers wrap around, booleans
+// OR their ANDs, complex vecdot and vecmat conjugate; results compared exactly (the operands'
+// products and their sums are exact in every dtype).
+#include <complex>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <ufunc/ufunc.hpp>
+
+#include "test_support.hpp"
+
+namespace {
+
+struct numpy_case {
+  const char* name;
+  char code;
+  std::vector<std::int64_t> a_shape, b_shape;
+  const char* error;
+  std::vector<std::int64_t> shape;
+  std::vector<double> values;
+};
+
+const numpy_case numpy_cases[] = {
+#include "../data/numpy_builtin_gufuncs.inc"
+};
+
+// generate_builtin_gufuncs.py's formula for an operand of dtype `code`.
+ufunc::array formula(const std::vector<std::int64_t>& shape, std::int64_t salt, char code) {
+  const ufunc::dim_vector dims{std::span<const std::int64_t>(shape)};
+  const ufunc::dtype type = ufunc::dtype::from_char(code);
+  auto re = ufunc::array::empty(dims, ufunc::float64), im = ufunc::array::empty(dims, ufunc::float64);
+  auto* r = reinterpret_cast<double*>(re.data());
+  auto* m = reinterpret_cast<double*>(im.data());
+  for (std::int64_t i = 0; i < re.size(); ++i) {
+    const std::int64_t base = (i * 37 + salt) % 19 - 9;
+    r[i] = type.is_complex() || type.kind() == ufunc::dtype_kind::floating ? static_cast<double>(base) / 4.0
+           : type == ufunc::bool_                                          ? static_cast<double>(base % 2 != 0)
+                                                                           : static_cast<double>(base * 29);
+    m[i] = static_cast<double>((i * 37 + salt + 3) % 19 - 9) / 4.0;
+  }
+  if (!type.is_complex()) {
+    // Integers: int64 first, then wrapped to the dtype (as NumPy's astype).
+    if (type != ufunc::bool_ && type.kind() != ufunc::dtype_kind::floating) return re.astype(ufunc::int64).astype(type);
+    return re.astype(type);
+  }
+  auto z = ufunc::array::empty(dims, ufunc::complex128);
+  auto* p = reinterpret_cast<std::complex<double>*>(z.data());
+  for (std::int64_t i = 0; i < z.size(); ++i) p[i] = {r[i], m[i]};
+  return z.astype(type);
+}
+
+const ufunc::lazy_gufunc& by_name(const std::string& name) {
+  static const ufunc::lazy_gufunc* table[] = {&ufunc::matmul, &ufunc::vecdot, &ufunc::matvec, &ufunc::vecmat};
+  for (const auto* g : table)
+    if (g->get().name() == name) return *g;
+  FAIL("no gufunc " << name);
+  return *table[0];
+}
+
+}  // namespace
+
+TEST_CASE("built-in gufuncs: matmul, vecdot, matvec, vecmat equal NumPy's on every dtype and shape of the table") {
+  int results = 0, errors = 0;
+  for (const auto& c : numpy_cases) {
+    const std::string name = c.name, error = c.error;
+    CAPTURE(name);
+    CAPTURE(c.code);
+    CAPTURE(ufunc::array::shape_string(c.a_shape));
+    CAPTURE(ufunc::array::shape_string(c.b_shape));
+    const auto& g = by_name(name);
+    const auto a = formula(c.a_shape, 1, c.code), b = formula(c.b_shape, 5, c.code);
+    if (error.starts_with("operands could not be broadcast")) {
+      CHECK_THROWS_AS((void)g(a, b), ufunc::broadcast_error);
+      ++errors;
+      continue;
+    }
+    if (!error.empty()) {
+      CHECK_THROWS_WITH_AS((void)g(a, b), error.c_str(), ufunc::value_error);
+      ++errors;
+      continue;
+    }
+    const auto r = g(a, b);
+    CHECK(r.type() == ufunc::dtype::from_char(c.code));
+    REQUIRE(r.shape() == ufunc::dim_vector(std::span<const std::int64_t>(c.shape)));
+    std::vector<double> got;
+    if (r.type().is_complex()) {
+      for (const auto& z : r.to_vector<std::complex<double>>()) got.insert(got.end(), {z.real(), z.imag()});
+    } else {
+      got = r.to_vector<double>();
+    }
+    CHECK(got == c.values);
+    ++results;
+  }
+  MESSAGE(results << " results and " << errors << " errors as NumPy's");
+  CHECK(results >= 200);
+}
+
+TEST_CASE("built-in gufuncs: signatures, loops and the host targets") {
+  CHECK(ufunc::matmul->signature_text() == "(n?,k),(k,m?)->(n?,m?)");
+  CHECK(ufunc::vecdot->signature_text() == "(n),(n)->()");
+  CHECK(ufunc::matvec->signature_text() == "(m,n),(n)->(m)");
+  CHECK(ufunc::vecmat->signature_text() == "(n),(n,m)->(m)");
+  CHECK(ufunc::matmul->types() == std::vector<std::string>{"??->?", "bb->b", "BB->B", "hh->h", "HH->H", "ii->i",
+                                                           "II->I", "ll->l", "LL->L", "ff->f", "dd->d", "FF->F",
+                                                           "DD->D"});
+  // NumPy's promotion: int8 @ float32 runs the float32 loop; a Python float with int64 the float64 one.
+  const auto i8 = ufunc::full<std::int8_t>({2, 2}, 3);
+  CHECK(ufunc::matmul(i8, ufunc::full<float>({2, 2}, 0.5f)).type() == ufunc::float32);
+  CHECK(ufunc::vecdot(ufunc::full<std::int64_t>({3}, 2), ufunc::full<double>({3}, 0.5)).item<double>() == 3.0);
+  for (auto t : ufunc_test::host_targets())
+    CHECK(ufunc::matmul(i8, i8, {.target = t}).to_vector<std::int8_t>() == std::vector<std::int8_t>{18, 18, 18, 18});
+}

@@ -1,0 +1,114 @@
+// NumPy's built-in gufuncs (matmul, vecdot, matvec, vecmat) as gvectorize'd loops over every
+// dtype NumPy has a loop for and the library has.
+#include <ufunc/ufuncs/gufuncs.hpp>
+
+#include <complex>
+#include <cstdint>
+#include <type_traits>
+
+#include <ufunc/gvectorize.hpp>
+
+namespace ufunc::detail {
+namespace {
+
+template <class T>
+struct is_std_complex : std::false_type {};
+template <class R>
+struct is_std_complex<std::complex<R>> : std::true_type {};
+
+// One step of a sum of products, as NumPy's loops take it: booleans OR their ANDs, integers wrap
+// around (through unsigned arithmetic: no signed overflow), complex products are written out.
+template <class T>
+struct dot_step {
+  static T zero() { return T{}; }
+  static void add(T& s, T a, T b) {
+    if constexpr (std::is_same_v<T, bool>) {
+      s = s || (a && b);
+    } else if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<std::conditional_t<sizeof(T) < sizeof(int), int, T>>;
+      s = static_cast<T>(static_cast<U>(s) + static_cast<U>(a) * static_cast<U>(b));
+    } else if constexpr (is_std_complex<T>::value) {
+      s = T(s.real() + (a.real() * b.real() - a.imag() * b.imag()),
+            s.imag() + (a.real() * b.imag() + a.imag() * b.real()));
+    } else {
+      s += a * b;
+    }
+  }
+  static T conj(T a) {
+    if constexpr (is_std_complex<T>::value)
+      return std::conj(a);
+    else
+      return a;
+  }
+};
+
+struct matmul_fn {
+  template <class A, class C>
+  void operator()(A a, A b, C c) const {
+    using T = typename C::element_type;
+    for (std::int64_t i = 0; i < c.extent(0); ++i)
+      for (std::int64_t j = 0; j < c.extent(1); ++j) {
+        T s = dot_step<T>::zero();
+        for (std::int64_t k = 0; k < a.extent(1); ++k) dot_step<T>::add(s, a(i, k), b(k, j));
+        c(i, j) = s;
+      }
+  }
+};
+
+struct vecdot_fn {
+  template <class A, class C>
+  void operator()(A x, A y, C out) const {
+    using T = typename C::element_type;
+    T s = dot_step<T>::zero();
+    for (std::int64_t k = 0; k < x.extent(0); ++k) dot_step<T>::add(s, dot_step<T>::conj(x(k)), y(k));
+    out() = s;
+  }
+};
+
+struct matvec_fn {
+  template <class A, class C>
+  void operator()(A m, A v, C out) const {
+    using T = typename C::element_type;
+    for (std::int64_t i = 0; i < out.extent(0); ++i) {
+      T s = dot_step<T>::zero();
+      for (std::int64_t k = 0; k < v.extent(0); ++k) dot_step<T>::add(s, m(i, k), v(k));
+      out(i) = s;
+    }
+  }
+};
+
+struct vecmat_fn {
+  template <class A, class C>
+  void operator()(A v, A m, C out) const {
+    using T = typename C::element_type;
+    for (std::int64_t j = 0; j < out.extent(0); ++j) {
+      T s = dot_step<T>::zero();
+      for (std::int64_t k = 0; k < v.extent(0); ++k) dot_step<T>::add(s, dot_step<T>::conj(v(k)), m(k, j));
+      out(j) = s;
+    }
+  }
+};
+
+// NumPy's loop order: ?, b, B, h, H, i, I, l, L, f, d, F, D.
+using numpy_loops = signatures<bool(bool, bool), std::int8_t(std::int8_t, std::int8_t),
+                               std::uint8_t(std::uint8_t, std::uint8_t), std::int16_t(std::int16_t, std::int16_t),
+                               std::uint16_t(std::uint16_t, std::uint16_t), std::int32_t(std::int32_t, std::int32_t),
+                               std::uint32_t(std::uint32_t, std::uint32_t), std::int64_t(std::int64_t, std::int64_t),
+                               std::uint64_t(std::uint64_t, std::uint64_t), float(float, float), double(double, double),
+                               std::complex<float>(std::complex<float>, std::complex<float>),
+                               std::complex<double>(std::complex<double>, std::complex<double>)>;
+
+}  // namespace
+
+const gufunc::function& builtin_gufunc(int id) {
+  static const gufunc::function all[] = {
+      gvectorize<numpy_loops>("(n?,k),(k,m?)->(n?,m?)", matmul_fn{}, "matmul"),
+      gvectorize<numpy_loops>("(n),(n)->()", vecdot_fn{}, "vecdot"),
+      gvectorize<numpy_loops>("(m,n),(n)->(m)", matvec_fn{}, "matvec"),
+      gvectorize<numpy_loops>("(n),(n,m)->(m)", vecmat_fn{}, "vecmat"),
+  };
+  if (id < 0 || id >= 4) throw value_error("builtin_gufunc: no gufunc number " + std::to_string(id));
+  return all[id];
+}
+
+}  // namespace ufunc::detail
