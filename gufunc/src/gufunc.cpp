@@ -102,7 +102,7 @@ void function::add_loop(const type_signature& types, loop_fn loop, const void* f
   state_->table.add_loop(std::move(e));
 }
 
-std::vector<array> function::call(std::span<const operand> inputs, const call_options& options) const {
+std::vector<array> function::call_last_axes(std::span<const operand> inputs, const call_options& options) const {
   const state& st = *state_;
   const auto& sig = st.sig;
   const int nin = sig.nin, nout = sig.nout, nop = nin + nout;
@@ -317,16 +317,172 @@ std::vector<array> function::call(std::span<const operand> inputs, const call_op
   return results;
 }
 
-array function::operator()(const operand& a, const call_options& options) const {
-  return call(std::span<const operand>(&a, 1), options).front();
+namespace {
+
+// `axes` of an array of `ndim` dimensions made non-negative (NumPy's AxisError, and its
+// message for a repeated axis, naming operand `item`).
+std::vector<std::int64_t> normalized(const std::vector<int>& axes, std::size_t ndim, int item) {
+  std::vector<std::int64_t> out;
+  const auto n = static_cast<std::int64_t>(ndim);
+  for (int a : axes) {
+    if (a < -n || a >= n)
+      throw index_error("axis " + std::to_string(a) + " is out of bounds for array of dimension " + std::to_string(n));
+    const std::int64_t v = a < 0 ? a + n : a;
+    if (std::find(out.begin(), out.end(), v) != out.end())
+      throw value_error("axes item " + std::to_string(item) + " has value " + std::to_string(v) + " repeated");
+    out.push_back(v);
+  }
+  return out;
 }
-array function::operator()(const operand& a, const operand& b, const call_options& options) const {
+
+// The permutation that moves `core` (normalized axes) to the end, in their order.
+std::vector<std::int64_t> core_last(std::size_t ndim, const std::vector<std::int64_t>& core) {
+  std::vector<std::int64_t> perm;
+  for (std::int64_t d = 0; d < static_cast<std::int64_t>(ndim); ++d)
+    if (std::find(core.begin(), core.end(), d) == core.end()) perm.push_back(d);
+  perm.insert(perm.end(), core.begin(), core.end());
+  return perm;
+}
+
+std::vector<std::int64_t> inverse(const std::vector<std::int64_t>& perm) {
+  std::vector<std::int64_t> inv(perm.size());
+  for (std::size_t k = 0; k < perm.size(); ++k) inv[static_cast<std::size_t>(perm[k])] = static_cast<std::int64_t>(k);
+  return inv;
+}
+
+// `a` without its last `n` axes, which have extent 1 (a view).
+array drop_last(const array& a, std::size_t n) {
+  const std::size_t keep = a.ndim() - n;
+  return array(const_cast<std::byte*>(a.data()), a.type(), dim_vector(std::span(a.shape().data(), keep)),
+               dim_vector(std::span(a.strides().data(), keep)), a.owner(), a.device());
+}
+
+}  // namespace
+
+std::vector<array> function::call(std::span<const operand> inputs, const call_options& options,
+                                  const core_axes& where_core) const {
+  if (where_core.axes.empty() && !where_core.axis && !where_core.keepdims) return call_last_axes(inputs, options);
+  const state& st = *state_;
+  const auto& sig = st.sig;
+  const int nin = sig.nin, nout = sig.nout, nop = nin + nout;
+  const std::string& name = st.name;
+  if (static_cast<int>(inputs.size()) != nin) return call_last_axes(inputs, options);  // its message
+  auto core_count = [&](int p) { return static_cast<int>(sig.operands[static_cast<std::size_t>(p)].size()); };
+
+  // NumPy's _parse_axis_arg and _parse_axes_arg: one list of core axes per operand.
+  std::vector<std::vector<int>> axes(static_cast<std::size_t>(nop));
+  std::vector<bool> given(static_cast<std::size_t>(nop), false);
+  if (where_core.axis && !where_core.axes.empty()) throw value_error(name + ": cannot specify both axis= and axes=");
+  if (where_core.axis) {
+    if (sig.dims.size() != 1)
+      throw value_error(name + ": axis can only be used with a single shared core dimension, not with the " +
+                        std::to_string(sig.dims.size()) + " distinct ones implied by signature " + st.text + ".");
+    for (int p = 0; p < nop; ++p)
+      if (core_count(p) == 1) axes[std::size_t(p)] = {*where_core.axis}, given[std::size_t(p)] = true;
+  } else if (!where_core.axes.empty()) {
+    const int n = static_cast<int>(where_core.axes.size());
+    bool output_cores = false;
+    for (int o = nin; o < nop; ++o) output_cores |= core_count(o) > 0;
+    if (n != nop && !(n == nin && !output_cores))
+      throw value_error("axes should be a list with an entry for all " + std::to_string(nop) +
+                        " inputs and outputs; entries for outputs can only be omitted if none of them has core axes.");
+    for (int p = 0; p < n; ++p) {
+      const auto& a = where_core.axes[std::size_t(p)];
+      if (static_cast<int>(a.size()) != core_count(p))
+        throw index_error(name + ": operand " + std::to_string(p) + " has " + std::to_string(core_count(p)) +
+                          " core dimensions, but " + std::to_string(a.size()) +
+                          " dimensions are specified by axes tuple.");
+      axes[std::size_t(p)] = a;
+      given[std::size_t(p)] = true;
+    }
+  }
+  int kept = 0;  // keepdims: the core dimensions of each input, kept in the outputs with extent 1
+  if (where_core.keepdims) {
+    kept = nin > 0 ? core_count(0) : 0;
+    std::string why;
+    for (int o = nin; o < nop && why.empty(); ++o)
+      if (core_count(o) != 0)
+        why = "output " + std::to_string(o - nin) + " to have " + std::to_string(core_count(o)) + " core dimensions";
+    for (int i = 1; i < nin && why.empty(); ++i)
+      if (core_count(i) != kept)
+        why = "input " + std::to_string(i) + " to have " + std::to_string(core_count(i)) + " core dimensions";
+    if (!why.empty())
+      throw value_error(name + " does not support keepdims: its signature " + st.text + " requires " + why +
+                        ", but keepdims can only be used when all inputs have the same number of core dimensions "
+                        "and all outputs have no core dimensions.");
+    // The outputs' kept axes: axis= where given, else the last ones (as NumPy, also when
+    // axes= places the inputs' core axes elsewhere and leaves the outputs out).
+    for (int o = nin; o < nop; ++o) {
+      if (where_core.axis) {
+        axes[std::size_t(o)].assign(std::size_t(kept), *where_core.axis);
+      } else if (!given[std::size_t(o)] || axes[std::size_t(o)].empty()) {
+        axes[std::size_t(o)].clear();
+        for (int k = kept; k > 0; --k) axes[std::size_t(o)].push_back(-k);
+      }
+      given[std::size_t(o)] = true;
+    }
+  }
+
+  // Inputs and given outputs with their core axes moved last (views).
+  std::vector<operand> moved;
+  moved.reserve(inputs.size());
+  for (int i = 0; i < nin; ++i) {
+    const operand& op = inputs[std::size_t(i)];
+    if (!given[std::size_t(i)] || (op.is_scalar() && axes[std::size_t(i)].empty())) {
+      moved.push_back(op);
+      continue;
+    }
+    const std::size_t ndim = op.is_scalar() ? 0 : op.as_array().ndim();
+    const auto core = normalized(axes[std::size_t(i)], ndim, i);
+    moved.emplace_back(op.as_array().transpose(core_last(ndim, core)));
+  }
+  call_options moved_options = options;
+  for (int o = 0; o < static_cast<int>(options.out.size()); ++o) {
+    const array& out = options.out[std::size_t(o)];
+    if (!given[std::size_t(nin + o)]) continue;
+    const auto core = normalized(axes[std::size_t(nin + o)], out.ndim(), nin + o);
+    array last = out.transpose(core_last(out.ndim(), core));
+    if (where_core.keepdims) {
+      for (std::size_t k = out.ndim() - core.size(); k < out.ndim(); ++k)
+        if (last.shape()[k] != 1)
+          throw value_error(name + ": output operand " + std::to_string(o) +
+                            " must have extent 1 on the kept axes (keepdims), not " + std::to_string(last.shape()[k]));
+      last = drop_last(last, core.size());
+    }
+    moved_options.out[std::size_t(o)] = last;
+  }
+  auto results = call_last_axes(moved, moved_options);
+  if (!options.out.empty()) {
+    for (int o = 0; o < nout; ++o) results[std::size_t(o)] = options.out[std::size_t(o)];
+    return results;
+  }
+  // New outputs: their core axes (or kept ones) moved to where axes= puts them.
+  for (int o = 0; o < nout; ++o) {
+    array& r = results[std::size_t(o)];
+    if (!given[std::size_t(nin + o)]) continue;
+    if (where_core.keepdims) {
+      dim_vector shape = r.shape();
+      for (int k = 0; k < kept; ++k) shape.push_back(1);
+      r = r.reshape(shape);
+    }
+    const auto core = normalized(axes[std::size_t(nin + o)], r.ndim(), nin + o);
+    r = r.transpose(inverse(core_last(r.ndim(), core)));
+  }
+  return results;
+}
+
+array function::operator()(const operand& a, const call_options& options, const core_axes& axes) const {
+  return call(std::span<const operand>(&a, 1), options, axes).front();
+}
+array function::operator()(const operand& a, const operand& b, const call_options& options,
+                           const core_axes& axes) const {
   const operand in[] = {a, b};
-  return call(in, options).front();
+  return call(in, options, axes).front();
 }
-array function::operator()(const operand& a, const operand& b, const operand& c, const call_options& options) const {
+array function::operator()(const operand& a, const operand& b, const operand& c, const call_options& options,
+                           const core_axes& axes) const {
   const operand in[] = {a, b, c};
-  return call(in, options).front();
+  return call(in, options, axes).front();
 }
 
 }  // namespace ufunc::gufunc

@@ -114,3 +114,60 @@ TEST_CASE("built-in gufuncs: signatures, loops and the host targets") {
   for (auto t : ufunc_test::host_targets())
     CHECK(ufunc::matmul(i8, i8, {.target = t}).to_vector<std::int8_t>() == std::vector<std::int8_t>{18, 18, 18, 18});
 }
+
+namespace {
+
+struct axes_case {
+  const char* name;
+  std::vector<std::int64_t> a_shape, b_shape;
+  bool has_axes;
+  std::vector<std::vector<int>> axes;
+  bool has_axis;
+  int axis;
+  bool keepdims;
+  const char* error_class;
+  const char* message;
+  std::vector<std::int64_t> shape, strides;
+  std::vector<double> values;
+};
+
+const axes_case axes_cases[] = {
+#include "../data/numpy_gufunc_axes.inc"
+};
+
+}  // namespace
+
+TEST_CASE("built-in gufuncs: axes=, axis= and keepdims= as NumPy's (results, the layout of new outputs, errors)") {
+  for (const auto& c : axes_cases) {
+    const std::string name = c.name, error_class = c.error_class, message = c.message;
+    CAPTURE(name);
+    CAPTURE(ufunc::array::shape_string(c.a_shape));
+    CAPTURE(ufunc::array::shape_string(c.b_shape));
+    CAPTURE(message);
+    const auto& g = by_name(name);
+    const auto a = formula(c.a_shape, 1, 'd'), b = formula(c.b_shape, 5, 'd');
+    ufunc::gufunc::core_axes where;
+    if (c.has_axes) where.axes = c.axes;
+    if (c.has_axis) where.axis = c.axis;
+    where.keepdims = c.keepdims;
+    if (message.starts_with("operands could not be broadcast")) {
+      CHECK_THROWS_AS((void)g(a, b, {}, where), ufunc::broadcast_error);
+    } else if (error_class == "index_error") {
+      CHECK_THROWS_WITH_AS((void)g(a, b, {}, where), message.c_str(), ufunc::index_error);
+    } else if (error_class == "value_error") {
+      CHECK_THROWS_WITH_AS((void)g(a, b, {}, where), message.c_str(), ufunc::value_error);
+    } else {
+      const auto r = g(a, b, {}, where);
+      CHECK(r.shape() == ufunc::dim_vector(std::span<const std::int64_t>(c.shape)));
+      CHECK(r.strides() == ufunc::dim_vector(std::span<const std::int64_t>(c.strides)));
+      CHECK(r.to_vector<double>() == c.values);
+    }
+  }
+  // out= with the core axes where axes= says, and with keepdims.
+  const auto a = formula({2, 3, 4}, 1, 'd');
+  auto out = ufunc::array::empty({2, 1, 4}, ufunc::float64);
+  (void)ufunc::vecdot(a, a, {.out = {out}}, {.axis = 1, .keepdims = true});
+  CHECK(out.to_vector<double>() == ufunc::vecdot(a, a, {}, {.axis = 1}).to_vector<double>());
+  CHECK_THROWS_WITH_AS((void)ufunc::vecdot(a, a, {}, {.axes = {{1}, {1}}, .axis = 1}),
+                       "vecdot: cannot specify both axis= and axes=", ufunc::value_error);
+}

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +35,24 @@ struct core_layout {
   int ndim[max_operands] = {};
   const std::int64_t* extents[max_operands] = {};
   const std::int64_t* strides[max_operands] = {};
+};
+
+/// Where the core dimensions are, as NumPy's axes=, axis= and keepdims= of a gufunc call:
+///
+///   ufunc::vecdot(a, b, {}, {.axis = 0});                       // over the first axis
+///   ufunc::matmul(a, b, {}, {.axes = {{0, 1}, {1, 0}, {0, 1}}});  // cores on axes (0, 1), ...
+///   ufunc::vecdot(a, b, {}, {.axis = 1, .keepdims = true});     // the result keeps axis 1, of size 1
+struct core_axes {
+  /// Per operand (inputs, then outputs), the axes that hold its core dimensions, in the
+  /// signature's order (negative ones count from the end). Outputs may be left out where
+  /// none has core dimensions. Empty: every operand's last axes.
+  std::vector<std::vector<int>> axes;
+  /// One axis for every operand that has one core dimension, where the signature has a
+  /// single core dimension (vecdot's n).
+  std::optional<int> axis;
+  /// Outputs keep the inputs' core axes with size 1: for signatures whose inputs have the
+  /// same number of core dimensions and whose outputs have none.
+  bool keepdims = false;
 };
 
 /// One loop of a gufunc: runs `fn` at n loop elements, the operands' core origins at
@@ -61,11 +80,19 @@ class function {
   void add_loop(const type_signature& types, loop_fn loop, const void* fn, std::shared_ptr<const void> keepalive);
 
   /// The call: every output returned (the given ones, or new arrays).
-  std::vector<array> call(std::span<const operand> inputs, const call_options& options = {}) const;
-  array operator()(const operand& a, const call_options& options = {}) const;
-  array operator()(const operand& a, const operand& b, const call_options& options = {}) const;
-  array operator()(const operand& a, const operand& b, const operand& c, const call_options& options = {}) const;
+  std::vector<array> call(std::span<const operand> inputs, const call_options& options = {},
+                          const core_axes& axes = {}) const;
+  array operator()(const operand& a, const call_options& options = {}, const core_axes& axes = {}) const;
+  array operator()(const operand& a, const operand& b, const call_options& options = {},
+                   const core_axes& axes = {}) const;
+  array operator()(const operand& a, const operand& b, const operand& c, const call_options& options = {},
+                   const core_axes& axes = {}) const;
 
+ private:
+  // The call once every operand's core dimensions are its last axes.
+  std::vector<array> call_last_axes(std::span<const operand> inputs, const call_options& options) const;
+
+ public:
  private:
   struct state;
   std::shared_ptr<state> state_;

@@ -32,11 +32,13 @@ class lazy_gufunc {
   [[nodiscard]] const gufunc::function& get() const { return get_(); }
   operator const gufunc::function&() const { return get_(); }  // NOLINT(google-explicit-constructor)
   const gufunc::function* operator->() const { return &get_(); }
-  array operator()(const operand& a, const operand& b, const call_options& options = {}) const {
-    return get_()(a, b, options);
+  array operator()(const operand& a, const operand& b, const call_options& options = {},
+                   const gufunc::core_axes& axes = {}) const {
+    return get_()(a, b, options, axes);
   }
-  std::vector<array> call(std::span<const operand> inputs, const call_options& options = {}) const {
-    return get_().call(inputs, options);
+  std::vector<array> call(std::span<const operand> inputs, const call_options& options = {},
+                          const gufunc::core_axes& axes = {}) const {
+    return get_().call(inputs, options, axes);
   }
 
  private:
