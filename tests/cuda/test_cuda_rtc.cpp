@@ -15,6 +15,7 @@
 
 #include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
 #include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
+#include <ufunc/backends/cuda/rtc/module.hpp>
 
 #include "../test_support.hpp"
 
@@ -166,4 +167,36 @@ TEST_CASE("rtc: the disk cache serves a new cache object without compiling") {
   CHECK(compiles == 1);
   CHECK(second.stats().disk_hits == 1);
   std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("rtc module: PyCUDA's doublify and a template kernel launched by name, arguments checked") {
+  ufunc::cuda::module m(R"(
+    extern "C" __global__ void doublify(float* a, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) a[i] *= 2;
+    }
+    template <class T> __global__ void scale(T* a, T s, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) a[i] *= s;
+    })",
+                        {.name_expressions = {"scale<double>"}, .name = "kernels"});
+  const auto host = ufunc_test::sample_array<float>(1000, 3);
+  const auto a = ufunc::to_device(host);
+  m.function("doublify").launch({4}, {256}, {a, 1000});
+  CHECK(ufunc::to_host(a).to_vector<float>() == ufunc::multiply(host, 2.0f).to_vector<float>());
+  const auto hd = ufunc_test::sample_array<double>(300, 4);
+  const auto d = ufunc::to_device(hd);
+  m.function("scale<double>").launch({2}, {256}, {d, 0.5, 300});
+  CHECK(ufunc::to_host(d).to_vector<double>() == ufunc::multiply(hd, 0.5).to_vector<double>());
+  // Checked before the launch: the count and sizes of the arguments, the arrays' device, the name.
+  CHECK_THROWS_WITH_AS(m.function("doublify").launch({1}, {32}, {a}), doctest::Contains("takes 2 parameters, not 1"),
+                       ufunc::value_error);
+  CHECK_THROWS_WITH_AS(m.function("doublify").launch({1}, {32}, {a, 1.0}),
+                       doctest::Contains("argument 1 is a scalar of 8 bytes, parameter 1 takes 4 bytes"),
+                       ufunc::value_error);
+  CHECK_THROWS_WITH_AS(m.function("doublify").launch({1}, {32}, {host, 1000}),
+                       doctest::Contains("argument 0 is on cpu"), ufunc::target_error);
+  CHECK_THROWS_WITH_AS(m.function("triple").launch({1}, {32}, {a, 1000}),
+                       doctest::Contains("has no kernel of that name"), ufunc::value_error);
+  CHECK(ufunc::to_host(a).to_vector<float>() == ufunc::multiply(host, 2.0f).to_vector<float>());  // untouched
 }

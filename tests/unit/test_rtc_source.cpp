@@ -10,6 +10,7 @@
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
 #include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
+#include <ufunc/backends/cuda/rtc/module.hpp>
 #include <ufunc/backends/cuda/rtc/parameters.hpp>
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/error.hpp>
@@ -188,6 +189,36 @@ TEST_SUITE("nvrtc") {
     }
     r.architecture = 11;  // no such GPU
     CHECK_THROWS_WITH_AS((void)rtc::compile(r), doctest::Contains("cannot compile for sm_11"), ufunc::value_error);
+  }
+}
+
+TEST_SUITE("nvrtc") {
+  TEST_CASE("module: compiled without a GPU for an architecture, template kernels lowered by their C++ names") {
+    if (!nvrtc_or_skip()) return;
+    ufunc::cuda::module m(R"(
+      extern "C" __global__ void doublify(float* a, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) a[i] *= 2;
+      }
+      template <class T> __global__ void scale(T* a, T s, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) a[i] *= s;
+      })",
+                          {.name_expressions = {"scale<float>", "scale<double>"}, .name = "kernels"});
+    const auto lowered = m.lowered_names(90);
+    REQUIRE(lowered.size() == 2);
+    CHECK(lowered[0] != lowered[1]);
+    CHECK(contains(lowered[0], "scale"));
+    CHECK(m.lowered_names(90) == lowered);  // the second time from the cache
+    ufunc::cuda::module bad("extern \"C\" __global__ void k(float* a) {\n  a[0] = b;\n}", {.name = "bad"});
+    try {
+      (void)bad.lowered_names(90);
+      FAIL("compiled");
+    } catch (const ufunc::compile_error& e) {
+      CHECK(contains(e.what(), "bad.cu did not compile"));
+      CHECK(contains(e.what(), "identifier \"b\" is undefined"));
+    }
+    CHECK_THROWS_AS((void)m.function(""), ufunc::value_error);
   }
 }
 

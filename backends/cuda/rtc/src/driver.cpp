@@ -24,6 +24,12 @@ struct loaded_driver {
     bind(api.module_load_data, "cuModuleLoadData");
     bind(api.module_get_function, "cuModuleGetFunction");
     bind(api.launch_kernel, "cuLaunchKernel");
+    bind(api.device_get, "cuDeviceGet");
+    bind(api.device_primary_ctx_retain, "cuDevicePrimaryCtxRetain");
+    bind(api.ctx_get_current, "cuCtxGetCurrent");
+    bind(api.ctx_set_current, "cuCtxSetCurrent");
+    api.func_get_param_info =
+        reinterpret_cast<decltype(api.func_get_param_info)>(library.optional_symbol("cuFuncGetParamInfo"));
     check_driver_with(api, api.init(0), "cuInit");
   }
   static void check_driver_with(const driver_api& a, cu_result r, const char* what) {

@@ -3,6 +3,7 @@
 // the driver API's documentation so that the library builds without the toolkit's headers.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace ufunc::cuda::rtc::detail {
@@ -12,6 +13,7 @@ using cu_device = int;
 using cu_module = struct cu_module_opaque*;
 using cu_function = struct cu_function_opaque*;
 using cu_stream = void*;
+using cu_context = struct cu_context_opaque*;
 
 struct driver_api {
   cu_result (*init)(unsigned);
@@ -22,6 +24,12 @@ struct driver_api {
   cu_result (*module_get_function)(cu_function*, cu_module, const char*);
   cu_result (*launch_kernel)(cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              cu_stream, void**, void**);
+  cu_result (*device_get)(cu_device*, int);
+  cu_result (*device_primary_ctx_retain)(cu_context*, cu_device);
+  cu_result (*ctx_get_current)(cu_context*);
+  cu_result (*ctx_set_current)(cu_context);
+  /// cuFuncGetParamInfo (drivers of CUDA 12.4 and later); null on older drivers.
+  cu_result (*func_get_param_info)(cu_function, std::size_t, std::size_t*, std::size_t*);
 };
 
 // Device attributes (CUdevice_attribute values).

@@ -13,6 +13,7 @@
 #include <ufunc/core/device_call.hpp>
 #include <ufunc/core/error.hpp>
 
+#include "cache_entry.hpp"
 #include "driver.hpp"
 
 namespace ufunc::cuda {
@@ -39,27 +40,6 @@ struct compiled_loop {
   std::mutex mutex;
   std::map<int, on_device> devices;  // by device ordinal
 };
-
-// The cache entry: the lowered kernel names (one per line, after their count), then the CUBIN.
-std::string pack(const rtc::compile_result& r) {
-  std::string s = std::to_string(r.lowered_names.size()) + "\n";
-  for (const auto& n : r.lowered_names) s += n + "\n";
-  return s + r.cubin;
-}
-
-std::pair<std::vector<std::string>, std::string_view> unpack(const std::string& entry) {
-  std::size_t at = entry.find('\n');
-  if (at == std::string::npos) throw compile_error("kernel cache: an entry without its kernel names");
-  const int count = std::stoi(entry.substr(0, at));
-  std::vector<std::string> names;
-  for (int k = 0; k < count; ++k) {
-    const std::size_t end = entry.find('\n', at + 1);
-    if (end == std::string::npos) throw compile_error("kernel cache: an entry with too few kernel names");
-    names.push_back(entry.substr(at + 1, end - at - 1));
-    at = end;
-  }
-  return {names, std::string_view(entry).substr(at + 1)};
-}
 
 // The raw arrays of the call being made on this thread: elementwise_kernel::call sets them
 // around its ufunc call, whose launch (below) runs on the same thread before it returns.
@@ -116,8 +96,8 @@ loaded_function function_on_device(compiled_loop& loop, int ordinal, std::size_t
   for (const auto& o : request.options) key += o + "\n";
   key += request.name_expressions.front() + "\n";
   key += request.source;
-  const auto entry = rtc::kernel_cache::process().get(key, [&] { return pack(rtc::compile(request)); });
-  const auto [names, cubin] = unpack(*entry);
+  const auto entry = rtc::kernel_cache::process().get(key, [&] { return rtc::detail::pack(rtc::compile(request)); });
+  const auto [names, cubin] = rtc::detail::unpack(*entry);
   if (names.size() != 1) throw compile_error("kernel cache: an entry with the wrong kernel count");
   rtc::detail::cu_module module = nullptr;
   rtc::detail::check_driver(cu.module_load_data(&module, cubin.data()), "cuModuleLoadData");

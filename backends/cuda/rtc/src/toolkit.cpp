@@ -57,10 +57,14 @@ shared_library::shared_library(const std::vector<std::string>& names, const char
 }
 
 void* shared_library::symbol(const char* name) const {
-  ::dlerror();
-  void* p = ::dlsym(handle_, name);
+  void* p = optional_symbol(name);
   if (p == nullptr) throw target_error(path_ + " has no symbol " + name + " (a toolkit too old for this library?)");
   return p;
+}
+
+void* shared_library::optional_symbol(const char* name) const noexcept {
+  ::dlerror();
+  return ::dlsym(handle_, name);
 }
 
 }  // namespace ufunc::cuda::rtc::detail

@@ -26,6 +26,8 @@ class shared_library {
   shared_library(const std::vector<std::string>& names, const char* what);
   /// The address of `symbol`; target_error if it is missing.
   [[nodiscard]] void* symbol(const char* name) const;
+  /// The address of `symbol`, or null if this version of the library lacks it.
+  [[nodiscard]] void* optional_symbol(const char* name) const noexcept;
 
  private:
   void* handle_ = nullptr;

@@ -1,0 +1,126 @@
+// ufunc::cuda::module: PyCUDA's SourceModule and CuPy's RawModule for C++. CUDA source
+// compiled at run time (NVRTC) for the GPU it runs on, its kernels launched by name with a
+// grid, a block and their arguments: device arrays pass as pointers to their first element,
+// C++ scalars by value, each checked against the kernel's parameters before the launch.
+//
+//   ufunc::cuda::module m(R"(
+//     extern "C" __global__ void doublify(float* a, int n) {
+//       int i = blockIdx.x * blockDim.x + threadIdx.x;
+//       if (i < n) a[i] *= 2;
+//     }
+//     template <class T> __global__ void scale(T* a, T s, int n) { ... })",
+//     {.name_expressions = {"scale<float>"}});
+//   m.function("doublify").launch({4}, {256}, {a_dev, 1000});                 // a_dev: float32 on the GPU
+//   m.function("scale<float>").launch({4}, {256}, {a_dev, 3.0f, 1000}, {.stream = s});
+//
+// Compiled once per GPU architecture on first use, through the kernel cache (memory and
+// disk, as elementwise_kernel's); a compile error is a ufunc::compile_error with NVRTC's log
+// and the numbered source. A launch checks the arguments' count and sizes against the
+// kernel's parameters (value_error naming both), that arrays are on the launch's device
+// (target_error), and every driver call's result.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <ufunc/core/array.hpp>
+#include <ufunc/core/device_call.hpp>
+
+namespace ufunc::cuda {
+
+struct module_options {
+  /// NVRTC options after the defaults (rtc::default_options()), e.g. "-DBLOCK=256".
+  std::vector<std::string> options;
+  /// Template kernels to instantiate, as C++ names ("scale<float>"); function() finds them so.
+  std::vector<std::string> name_expressions;
+  /// The source's name in compile errors.
+  std::string name = "module";
+};
+
+/// A grid or block extent.
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+struct launch_options {
+  /// Dynamic shared memory per block, in bytes.
+  std::size_t shared_bytes = 0;
+  /// The stream the launch is enqueued on (default: the legacy default stream).
+  stream_ref stream;
+  /// The GPU; -1: the device of the first array argument, else 0.
+  int device = -1;
+};
+
+/// One kernel argument: a device array (its data pointer) or a scalar (its bytes).
+class kernel_argument {
+ public:
+  kernel_argument(const array& a) : array_(&a), size_(sizeof(void*)) {  // NOLINT(google-explicit-constructor)
+    const void* p = a.data();
+    std::memcpy(bytes_.data(), &p, sizeof p);
+  }
+  template <class T>
+  requires(std::is_arithmetic_v<T> || std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+      kernel_argument(T value)
+      : size_(sizeof(T)) {  // NOLINT(google-explicit-constructor)
+    static_assert(sizeof(T) <= 16);
+    std::memcpy(bytes_.data(), &value, sizeof(T));
+  }
+
+  [[nodiscard]] const array* as_array() const noexcept { return array_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] void* bytes() noexcept { return bytes_.data(); }
+
+ private:
+  alignas(16) std::array<std::byte, 16> bytes_{};
+  const array* array_ = nullptr;
+  std::size_t size_;
+};
+
+class module;
+
+/// A kernel of a module, found by name.
+class kernel {
+ public:
+  /// Launches the kernel on `grid` x `block` threads with `args` (checked first).
+  void launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument> args,
+              const launch_options& options = {}) const;
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+
+ private:
+  friend class module;
+  kernel(std::shared_ptr<const void> state, std::string name) : state_(std::move(state)), name_(std::move(name)) {}
+  std::shared_ptr<const void> state_;
+  std::string name_;
+};
+
+class module {
+ public:
+  /// Keeps the source; compiles nothing yet (a kernel's first launch compiles for its GPU).
+  explicit module(std::string source, module_options options = {});
+
+  /// The kernel `name`: an extern "C" kernel's name, or one of options.name_expressions.
+  [[nodiscard]] kernel function(std::string_view name) const;
+
+  /// Compiles for the GPU architecture `sm` (90 for sm_90) without a GPU, through the cache:
+  /// the lowered (mangled) name of each name expression, in order. compile_error on a bad
+  /// source.
+  [[nodiscard]] std::vector<std::string> lowered_names(int sm) const;
+
+  [[nodiscard]] const std::string& source() const noexcept;
+
+  struct state;
+
+ private:
+  std::shared_ptr<state> state_;
+};
+
+}  // namespace ufunc::cuda

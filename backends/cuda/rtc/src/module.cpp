@@ -1,0 +1,160 @@
+#include <ufunc/backends/cuda/rtc/module.hpp>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include <ufunc/backends/cuda/rtc/compiler.hpp>
+#include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
+#include <ufunc/core/error.hpp>
+
+#include "cache_entry.hpp"
+#include "driver.hpp"
+
+namespace ufunc::cuda {
+
+struct module::state {
+  std::string source;
+  module_options options;
+
+  struct on_device {
+    rtc::detail::cu_module module = nullptr;
+    std::vector<std::string> lowered;  // per name expression
+    std::map<std::string, rtc::detail::cu_function, std::less<>> functions;
+  };
+  std::mutex mutex;
+  std::map<int, on_device> devices;  // by ordinal
+
+  // The compiled program for sm_`sm`, from the cache or NVRTC.
+  std::shared_ptr<const std::string> compiled(int sm) const {
+    rtc::compile_request request;
+    request.source = source;
+    request.name = options.name + ".cu";
+    request.options = options.options;
+    request.name_expressions = options.name_expressions;
+    request.architecture = sm;
+    std::string key =
+        "ufunc module 1\nnvrtc " + std::to_string(rtc::nvrtc_version()) + "\nsm_" + std::to_string(sm) + "\n";
+    for (const auto& o : rtc::default_options()) key += o + "\n";
+    for (const auto& o : request.options) key += o + "\n";
+    for (const auto& n : request.name_expressions) key += n + "\n";
+    key += source;
+    return rtc::kernel_cache::process().get(key, [&] { return rtc::detail::pack(rtc::compile(request)); });
+  }
+};
+
+namespace {
+
+// The primary context of device `ordinal`, current on this thread (the one the CUDA runtime
+// and the library's device arrays use).
+void make_current(int ordinal) {
+  const auto& cu = rtc::detail::driver();
+  rtc::detail::cu_device device = 0;
+  rtc::detail::check_driver(cu.device_get(&device, ordinal), "cuDeviceGet");
+  rtc::detail::cu_context want = nullptr, have = nullptr;
+  rtc::detail::check_driver(cu.device_primary_ctx_retain(&want, device), "cuDevicePrimaryCtxRetain");
+  rtc::detail::check_driver(cu.ctx_get_current(&have), "cuCtxGetCurrent");
+  if (have != want) rtc::detail::check_driver(cu.ctx_set_current(want), "cuCtxSetCurrent");
+}
+
+std::string describe(const kernel_argument& a) {
+  if (a.as_array() != nullptr) return "an array (a pointer, 8 bytes)";
+  return "a scalar of " + std::to_string(a.size()) + " bytes";
+}
+
+}  // namespace
+
+module::module(std::string source, module_options options) :state_(std::make_shared<state>()) {
+  state_->source = std::move(source);
+  state_->options = std::move(options);
+}
+
+const std::string& module::source() const noexcept { return state_->source; }
+
+std::vector<std::string> module::lowered_names(int sm) const {
+  return rtc::detail::unpack(*state_->compiled(sm)).first;
+}
+
+kernel module::function(std::string_view name) const {
+  if (name.empty()) throw value_error("module '" + state_->options.name + "': a kernel name is empty");
+  return kernel(state_, std::string(name));
+}
+
+void kernel::launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument> args,
+                    const launch_options& options) const {
+  auto& st = *const_cast<module::state*>(static_cast<const module::state*>(state_.get()));
+  const std::string who = "kernel '" + name_ + "' of module '" + st.options.name + "'";
+  if (grid.x * grid.y * grid.z == 0 || block.x * block.y * block.z == 0)
+    throw value_error(who + ": the grid and the block need at least one thread each");
+  // The device: given, or the first array's.
+  int ordinal = options.device;
+  for (const auto& a : args)
+    if (ordinal < 0 && a.as_array() != nullptr && !a.as_array()->device().is_host())
+      ordinal = a.as_array()->device().index;
+  if (ordinal < 0) ordinal = 0;
+  int k = 0;
+  for (const auto& a : args) {
+    if (const array* arr = a.as_array(); arr != nullptr && arr->device() != device::cuda(ordinal))
+      throw target_error(who + ": argument " + std::to_string(k) + " is on " + arr->device().str() +
+                         ", the launch on cuda:" + std::to_string(ordinal) + " (kernels take device arrays)");
+    ++k;
+  }
+  make_current(ordinal);
+  const auto& cu = rtc::detail::driver();
+  rtc::detail::cu_function function = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(st.mutex);
+    auto& d = st.devices[ordinal];
+    if (d.module == nullptr) {
+      rtc::detail::cu_device device = 0;
+      rtc::detail::check_driver(cu.device_get(&device, ordinal), "cuDeviceGet");
+      int major = 0, minor = 0;
+      rtc::detail::check_driver(
+          cu.device_get_attribute(&major, rtc::detail::attribute_compute_capability_major, device),
+          "cuDeviceGetAttribute");
+      rtc::detail::check_driver(
+          cu.device_get_attribute(&minor, rtc::detail::attribute_compute_capability_minor, device),
+          "cuDeviceGetAttribute");
+      const auto entry = st.compiled(major * 10 + minor);
+      auto [lowered, cubin] = rtc::detail::unpack(*entry);
+      rtc::detail::check_driver(cu.module_load_data(&d.module, cubin.data()), "cuModuleLoadData");
+      d.lowered = std::move(lowered);
+    }
+    auto it = d.functions.find(name_);
+    if (it == d.functions.end()) {
+      std::string symbol = name_;
+      const auto& exprs = st.options.name_expressions;
+      if (const auto e = std::find(exprs.begin(), exprs.end(), name_); e != exprs.end())
+        symbol = d.lowered[static_cast<std::size_t>(e - exprs.begin())];
+      rtc::detail::cu_function f = nullptr;
+      const auto r = cu.module_get_function(&f, d.module, symbol.c_str());
+      if (r != 0)
+        throw value_error(who +
+                          ": the module has no kernel of that name (extern \"C\" kernels by their name, "
+                          "templates through module_options::name_expressions)");
+      it = d.functions.emplace(name_, f).first;
+    }
+    function = it->second;
+  }
+  // The arguments against the kernel's parameters, where the driver can tell them.
+  std::vector<kernel_argument> values(args);
+  if (cu.func_get_param_info != nullptr) {
+    std::size_t count = 0, offset = 0, size = 0;
+    while (cu.func_get_param_info(function, count, &offset, &size) == 0) {
+      if (count < values.size() && size != values[count].size())
+        throw value_error(who + ": argument " + std::to_string(count) + " is " + describe(values[count]) +
+                          ", parameter " + std::to_string(count) + " takes " + std::to_string(size) + " bytes");
+      ++count;
+    }
+    if (count != values.size())
+      throw value_error(who + " takes " + std::to_string(count) + " parameters, not " + std::to_string(values.size()));
+  }
+  std::vector<void*> pointers;
+  for (auto& v : values) pointers.push_back(v.bytes());
+  rtc::detail::check_driver(
+      cu.launch_kernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                       static_cast<unsigned>(options.shared_bytes), options.stream.handle, pointers.data(), nullptr),
+      "cuLaunchKernel");
+}
+
+}  // namespace ufunc::cuda
