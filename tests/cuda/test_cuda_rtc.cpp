@@ -17,6 +17,7 @@
 #include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
 #include <ufunc/backends/cuda/rtc/module.hpp>
 
+#include "../rtc_test_sources.hpp"
 #include "../test_support.hpp"
 
 namespace {
@@ -170,16 +171,7 @@ TEST_CASE("rtc: the disk cache serves a new cache object without compiling") {
 }
 
 TEST_CASE("rtc module: PyCUDA's doublify and a template kernel launched by name, arguments checked") {
-  ufunc::cuda::module m(R"(
-    extern "C" __global__ void doublify(float* a, int n) {
-      int i = blockIdx.x * blockDim.x + threadIdx.x;
-      if (i < n) a[i] *= 2;
-    }
-    template <class T> __global__ void scale(T* a, T s, int n) {
-      int i = blockIdx.x * blockDim.x + threadIdx.x;
-      if (i < n) a[i] *= s;
-    })",
-                        {.name_expressions = {"scale<double>"}, .name = "kernels"});
+  ufunc::cuda::module m(ufunc_test::doublify_and_scale, {.name_expressions = {"scale<double>"}, .name = "kernels"});
   const auto host = ufunc_test::sample_array<float>(1000, 3);
   const auto a = ufunc::to_device(host);
   m.function("doublify").launch({4}, {256}, {a, 1000});

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ufunc/gvectorize.hpp>
@@ -30,18 +31,19 @@ auto make_dot() {
       "dot");
 }
 
-auto make_matmul() {
-  return ufunc::gvectorize<ufunc::signatures<double(double, double)>>(
-      "(m?,n),(n,p?)->(m?,p?)",
-      [](core_view<const double> a, core_view<const double> b, core_view<double> c) {
-        for (std::int64_t i = 0; i < c.extent(0); ++i)
-          for (std::int64_t j = 0; j < c.extent(1); ++j) {
-            double s = 0;
-            for (std::int64_t k = 0; k < a.extent(1); ++k) s += a(i, k) * b(k, j);
-            c(i, j) = s;
-          }
-      },
-      "matmul");
+// c = a @ b on core views, as a user writes it.
+void matmul_loops(core_view<const double> a, core_view<const double> b, core_view<double> c) {
+  for (std::int64_t i = 0; i < c.extent(0); ++i)
+    for (std::int64_t j = 0; j < c.extent(1); ++j) {
+      double s = 0;
+      for (std::int64_t k = 0; k < a.extent(1); ++k) s += a(i, k) * b(k, j);
+      c(i, j) = s;
+    }
+}
+
+// A matmul with the dimension names of NumPy's signature or others.
+auto make_matmul(std::string_view signature = "(m?,n),(n,p?)->(m?,p?)") {
+  return ufunc::gvectorize<double(double, double)>(signature, &matmul_loops, "matmul");
 }
 
 struct numpy_matmul_case {
@@ -151,17 +153,7 @@ TEST_CASE("gvectorize: (m?,n),(n,p?)->(m?,p?) as NumPy's matmul: broadcasting, s
 }
 
 TEST_CASE("gvectorize: a matmul of NumPy's signature against np.matmul on random shapes (results and messages)") {
-  const auto matmul = ufunc::gvectorize<double(double, double)>(
-      "(n?,k),(k,m?)->(n?,m?)",
-      [](core_view<const double> a, core_view<const double> b, core_view<double> c) {
-        for (std::int64_t i = 0; i < c.extent(0); ++i)
-          for (std::int64_t j = 0; j < c.extent(1); ++j) {
-            double s = 0;
-            for (std::int64_t k = 0; k < a.extent(1); ++k) s += a(i, k) * b(k, j);
-            c(i, j) = s;
-          }
-      },
-      "matmul");
+  const auto matmul = make_matmul("(n?,k),(k,m?)->(n?,m?)");
   int results = 0, errors = 0;
   for (const auto& c : numpy_matmul_cases) {
     CAPTURE(ufunc::array::shape_string(c.a_shape));

@@ -18,6 +18,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../rtc_test_sources.hpp"
+
 namespace rtc = ufunc::cuda::rtc;
 
 namespace {
@@ -195,15 +197,7 @@ TEST_SUITE("nvrtc") {
 TEST_SUITE("nvrtc") {
   TEST_CASE("module: compiled without a GPU for an architecture, template kernels lowered by their C++ names") {
     if (!nvrtc_or_skip()) return;
-    ufunc::cuda::module m(R"(
-      extern "C" __global__ void doublify(float* a, int n) {
-        int i = blockIdx.x * blockDim.x + threadIdx.x;
-        if (i < n) a[i] *= 2;
-      }
-      template <class T> __global__ void scale(T* a, T s, int n) {
-        int i = blockIdx.x * blockDim.x + threadIdx.x;
-        if (i < n) a[i] *= s;
-      })",
+    ufunc::cuda::module m(ufunc_test::doublify_and_scale,
                           {.name_expressions = {"scale<float>", "scale<double>"}, .name = "kernels"});
     const auto lowered = m.lowered_names(90);
     REQUIRE(lowered.size() == 2);
