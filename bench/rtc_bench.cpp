@@ -4,6 +4,7 @@
 //              the second run's "first call" is the warm figure), and a later call (hot)
 //   add        elementwise_kernel "z = x + y" on float32 device arrays against the built-in
 //              ufunc::add on the cuda target, 2^20, 2^24, 2^28 elements, and 1024 (per call)
+//   sum        reduction_kernel "sum of x" on float32 against the built-in add.reduce
 // Prints CSV: bench,variant,n,seconds. bench/run_rtc.sh runs it with CuPy beside it.
 //
 //   rtc_bench --cache /tmp/k compile     # cold (empty folder), then again: warm
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
+#include <ufunc/backends/cuda/rtc/reduction_kernel.hpp>
 #include <ufunc/ufunc.hpp>
 
 namespace {
@@ -79,6 +81,20 @@ void add_figures() {
   }
 }
 
+// reduction_kernel "sum of x" on float32 against the built-in add.reduce (every axis).
+void sum_figures() {
+  ufunc::cuda::reduction_kernel sum("T x", "T y", "x", "a + b", "y = a", "0", "rtc_sum");
+  for (int log2 : {10, 20, 24, 28}) {
+    const std::int64_t n = std::int64_t{1} << log2;
+    const auto x = ufunc::to_device(ufunc::full<float>({n}, 1.0f));
+    const int reps = log2 >= 28 ? 21 : 101;
+    std::printf("sum,reduction_kernel,%lld,%.9g\n", static_cast<long long>(n),
+                median_time([&] { (void)sum(x); }, 3, reps));
+    std::printf("sum,builtin_add_reduce,%lld,%.9g\n", static_cast<long long>(n),
+                median_time([&] { (void)ufunc::add.reduce(x, {.target = ufunc::target_id::cuda}); }, 3, reps));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,7 +106,7 @@ int main(int argc, char** argv) {
     }
     what.emplace_back(argv[k]);
   }
-  if (what.empty()) what = {"compile", "add"};
+  if (what.empty()) what = {"compile", "add", "sum"};
   if (!ufunc::cuda_available()) {
     std::printf("SKIPPED: no CUDA device\n");
     return 77;
@@ -101,8 +117,10 @@ int main(int argc, char** argv) {
       compile_figures();
     else if (w == "add")
       add_figures();
+    else if (w == "sum")
+      sum_figures();
     else {
-      std::fprintf(stderr, "rtc_bench: unknown benchmark '%s' (compile, add)\n", w.c_str());
+      std::fprintf(stderr, "rtc_bench: unknown benchmark '%s' (compile, add, sum)\n", w.c_str());
       return 2;
     }
   }

@@ -48,7 +48,16 @@ def add_figures():
         print(f"add,cupy_elementwise_kernel,{n},{median_time(lambda: add(x, y, z), 3, reps):.9g}")
 
 
+def sum_figures():
+    total = cupy.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "rtc_sum")
+    for log2 in (10, 20, 24, 28):
+        n = 1 << log2
+        x = cupy.full(n, 1.0, dtype=cupy.float32)
+        reps = 21 if log2 >= 28 else 101
+        print(f"sum,cupy_reduction_kernel,{n},{median_time(lambda: total(x), 3, reps):.9g}")
+
+
 if __name__ == "__main__":
     print("bench,variant,n,seconds")
-    for what in sys.argv[1:] or ["compile", "add"]:
-        {"compile": compile_figures, "add": add_figures}[what]()
+    for what in sys.argv[1:] or ["compile", "add", "sum"]:
+        {"compile": compile_figures, "add": add_figures, "sum": sum_figures}[what]()

@@ -16,6 +16,6 @@ trap 'rm -rf "$ours" "$theirs"' EXIT
     "$build/bench/rtc_bench" --cache "$ours" compile | tail -n +2 | sed "s/$/,$run/"
     CUPY_CACHE_DIR="$theirs" python3 bench/rtc_cupy.py compile | tail -n +2 | sed "s/$/,$run/"
   done
-  "$build/bench/rtc_bench" add | tail -n +2 | sed 's/$/,-/'
-  python3 bench/rtc_cupy.py add | tail -n +2 | sed 's/$/,-/'
+  "$build/bench/rtc_bench" add sum | tail -n +2 | sed 's/$/,-/'
+  python3 bench/rtc_cupy.py add sum | tail -n +2 | sed 's/$/,-/'
 } | tee "$out/rtc.csv"

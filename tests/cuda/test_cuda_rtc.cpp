@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
 #include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
 #include <ufunc/backends/cuda/rtc/module.hpp>
+#include <ufunc/backends/cuda/rtc/reduction_kernel.hpp>
 
 #include "../rtc_test_sources.hpp"
 #include "../test_support.hpp"
@@ -191,4 +193,42 @@ TEST_CASE("rtc module: PyCUDA's doublify and a template kernel launched by name,
   CHECK_THROWS_WITH_AS(m.function("triple").launch({1}, {32}, {a, 1000}),
                        doctest::Contains("has no kernel of that name"), ufunc::value_error);
   CHECK(ufunc::to_host(a).to_vector<float>() == ufunc::multiply(host, 2.0f).to_vector<float>());  // untouched
+}
+
+TEST_CASE("rtc reduction_kernel: CuPy's l2norm over every axis and per row, a dot product, an empty reduction") {
+  ufunc::cuda::reduction_kernel l2norm("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm");
+  const auto host = ufunc_test::sample_array<double>(300 * 7, 5).reshape({300, 7});
+  const auto x = ufunc::to_device(host);
+  const auto v = host.to_vector<double>();
+  double total = 0;
+  for (double e : v) total += e * e;
+  const auto all = ufunc::to_host(l2norm(x));
+  CHECK(all.ndim() == 0);
+  CHECK(all.item<double>() == doctest::Approx(std::sqrt(total)).epsilon(1e-13));
+  const auto rows = ufunc::to_host(l2norm(x, {.axis = {1}, .keepdims = true}));
+  REQUIRE(rows.shape() == ufunc::dim_vector{300, 1});
+  const auto rv = rows.to_vector<double>();
+  for (std::size_t i = 0; i < 300; ++i) {
+    double s = 0;
+    for (std::size_t j = 0; j < 7; ++j) s += v[i * 7 + j] * v[i * 7 + j];
+    CHECK(rv[i] == doctest::Approx(std::sqrt(s)).epsilon(1e-13));
+  }
+  // A large reduction spread over many blocks: 2^22 float32 ones.
+  const auto ones = ufunc::to_device(ufunc::full<float>({1 << 22}, 1.0f));
+  ufunc::cuda::reduction_kernel count("T x", "T y", "x", "a + b", "y = a", "0", "count");
+  CHECK(ufunc::to_host(count(ones)).item<float>() == static_cast<float>(1 << 22));
+  // Two inputs broadcast together: a dot product per column.
+  ufunc::cuda::reduction_kernel dot("T x, T y", "T z", "x * y", "a + b", "z = a", "0", "dot");
+  const auto w = ufunc_test::sample_array<double>(300, 6).reshape({300, 1});
+  const auto cols = ufunc::to_host(dot(x, ufunc::to_device(w), {.axis = {0}})).to_vector<double>();
+  const auto wv = w.to_vector<double>();
+  for (std::size_t j = 0; j < 7; ++j) {
+    double s = 0;
+    for (std::size_t i = 0; i < 300; ++i) s += v[i * 7 + j] * wv[i];
+    CHECK(cols[j] == doctest::Approx(s).epsilon(1e-12));
+  }
+  // Nothing to reduce: the identity, post-mapped.
+  const auto empty = ufunc::to_device(ufunc::empty<double>({4, 0}));
+  CHECK(ufunc::to_host(l2norm(empty, {.axis = {1}})).to_vector<double>() == std::vector<double>{0, 0, 0, 0});
+  CHECK_THROWS_AS((void)l2norm(x, {.axis = {2}}), ufunc::index_error);
 }

@@ -12,6 +12,7 @@
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
 #include <ufunc/backends/cuda/rtc/module.hpp>
 #include <ufunc/backends/cuda/rtc/parameters.hpp>
+#include <ufunc/backends/cuda/rtc/reduction_kernel.hpp>
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/function.hpp>
@@ -214,6 +215,53 @@ TEST_SUITE("nvrtc") {
     }
     CHECK_THROWS_AS((void)m.function(""), ufunc::value_error);
   }
+}
+
+TEST_SUITE("nvrtc") {
+  TEST_CASE("reduction_kernel: the generated kernels compile for every dtype; errors name the expression") {
+    if (!nvrtc_or_skip()) return;
+    ufunc::cuda::reduction_kernel sum_sq("T x", "T y", "x * x", "a + b", "y = a", "0", "sum_sq");
+    for (int k = 0; k < ufunc::dtype::count; ++k) {
+      const auto t = ufunc::dtype::from_index(k);
+      CAPTURE(t.name());
+      rtc::compile_request r;
+      r.source = sum_sq.source(std::vector<ufunc::dtype>{t});
+      r.name = "sum_sq.cu";
+      r.architecture = 90;
+      const auto out = rtc::compile(r);
+      CHECK(contains(out.cubin, "_ufunc_reduce_partial"));
+      CHECK(contains(out.cubin, "_ufunc_reduce_final"));
+    }
+    // A reduce type other than the output's: int32 squares summed in float64, the root in float32.
+    ufunc::cuda::reduction_kernel norm("T x", "float32 y", "x * x", "a + b", "y = sqrt(a)", "0", "norm",
+                                       {.reduce_type = ufunc::float64});
+    const std::string source = norm.source(std::vector<ufunc::dtype>{ufunc::int32});
+    CHECK(contains(source, "typedef double _type_reduce;"));
+    rtc::compile_request r;
+    r.source = source;
+    r.name = "norm.cu";
+    r.architecture = 90;
+    CHECK(!rtc::compile(r).cubin.empty());
+    ufunc::cuda::reduction_kernel typo("T x", "T y", "x", "a +* b", "y = a", "0", "typo");
+    r.source = typo.source(std::vector<ufunc::dtype>{ufunc::float32});
+    r.name = "typo.cu";
+    CHECK_THROWS_WITH_AS((void)rtc::compile(r), doctest::Contains("typo.reduce(1): error"), ufunc::compile_error);
+  }
+}
+
+TEST_CASE("reduction_kernel without a GPU: what it refuses, and host arrays") {
+  CHECK_THROWS_WITH_AS(ufunc::cuda::reduction_kernel("raw T x", "T y", "x[0]", "a + b", "y = a", "0", "k"),
+                       doctest::Contains("raw parameters are not supported"), ufunc::value_error);
+  CHECK_THROWS_WITH_AS(ufunc::cuda::reduction_kernel("T x", "T y, T z", "x", "a + b", "y = a", "0", "k"),
+                       doctest::Contains("takes one output, not 2"), ufunc::value_error);
+  CHECK_THROWS_WITH_AS(ufunc::cuda::reduction_kernel("T x", "T y", "x", "a + b", "y = a", "", "k"),
+                       doctest::Contains("needs an identity"), ufunc::value_error);
+  CHECK_THROWS_AS(ufunc::cuda::reduction_kernel("T x", "T y", "x", "a + b", "y = a", "0", "not a name"),
+                  ufunc::value_error);
+  ufunc::cuda::reduction_kernel sum("T x", "T y", "x", "a + b", "y = a", "0", "sum");
+  CHECK_THROWS_WITH_AS((void)sum(ufunc::full<float>({3}, 1.0f)), doctest::Contains("input 0 is on cpu"),
+                       ufunc::target_error);
+  CHECK(sum.parameters().nin == 1);
 }
 
 TEST_CASE("elementwise_kernel without a GPU: parsed, its source inspectable, its calls a target_error") {

@@ -86,6 +86,16 @@ std::string_view device_type_name(ufunc::dtype t) noexcept {
   return "void";
 }
 
+std::string type_prelude(const parameter_list& p, std::span<const ufunc::dtype> bound,
+                         std::span<const ufunc::dtype> extra) {
+  bool any_complex = std::any_of(extra.begin(), extra.end(), [](ufunc::dtype t) { return t.is_complex(); });
+  for (int k = 0; k < static_cast<int>(p.params.size()); ++k) any_complex |= parameter_type(p, k, bound).is_complex();
+  std::string s = any_complex ? std::string(complex_types) : std::string();
+  for (std::size_t k = 0; k < p.placeholders.size(); ++k)
+    s += "typedef " + std::string(device_type_name(bound[k])) + " " + p.placeholders[k] + ";\n";
+  return s;
+}
+
 elementwise_program elementwise_source(const parameter_list& p, std::span<const ufunc::dtype> bound,
                                        std::string_view body, std::string_view name, std::string_view preamble) {
   if (!is_c_identifier(name))
@@ -94,8 +104,6 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     throw value_error("elementwise_kernel " + std::string(name) + ": " + std::to_string(bound.size()) +
                       " dtypes bound for " + std::to_string(p.placeholders.size()) + " placeholders");
   const int nparams = static_cast<int>(p.params.size());
-  bool any_complex = false;
-  for (int k = 0; k < nparams; ++k) any_complex |= parameter_type(p, k, bound).is_complex();
 
   elementwise_program out;
   for (const auto& param : p.params) out.broadcast_operands += param.raw ? 0 : 1;
@@ -105,10 +113,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
                       ": every parameter is raw; at least one must be broadcast (it gives the call its shape)");
 
   std::ostringstream s;
-  s << prelude_head;
-  if (any_complex) s << complex_types;
-  for (std::size_t k = 0; k < p.placeholders.size(); ++k)
-    s << "typedef " << device_type_name(bound[k]) << " " << p.placeholders[k] << ";\n";
+  s << prelude_head << type_prelude(p, bound);
   if (!preamble.empty()) s << preamble << "\n";
   // The mask is one more broadcast operand (B + 1) where WHERE is on.
   s << "template <int ND, bool WHERE>\n"

@@ -6,6 +6,7 @@
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
 #include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
+#include <ufunc/core/backend.hpp>
 #include <ufunc/core/error.hpp>
 
 #include "cache_entry.hpp"
@@ -151,9 +152,12 @@ void kernel::launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument
   }
   std::vector<void*> pointers;
   for (auto& v : values) pointers.push_back(v.bytes());
+  // The library's current stream by default: the one to_device and ufunc calls enqueue on.
+  void* stream = options.stream.handle;
+  if (stream == nullptr) stream = ufunc::detail::memory_of(device::cuda(ordinal)).current_stream().handle;
   rtc::detail::check_driver(
       cu.launch_kernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                       static_cast<unsigned>(options.shared_bytes), options.stream.handle, pointers.data(), nullptr),
+                       static_cast<unsigned>(options.shared_bytes), stream, pointers.data(), nullptr),
       "cuLaunchKernel");
 }
 

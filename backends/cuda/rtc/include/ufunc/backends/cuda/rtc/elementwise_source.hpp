@@ -41,6 +41,12 @@ struct elementwise_program {
 /// The CUDA C++ type of a dtype in generated code ("float", "_ufunc::complex64").
 [[nodiscard]] std::string_view device_type_name(ufunc::dtype t) noexcept;
 
+/// What generated code declares before its kernels: libcu++'s complex types where a
+/// parameter's dtype (or one of `extra`) is complex, then each placeholder as a typedef of
+/// its bound dtype ("typedef float T;").
+[[nodiscard]] std::string type_prelude(const parameter_list& p, std::span<const ufunc::dtype> bound,
+                                       std::span<const ufunc::dtype> extra = {});
+
 /// Generates the kernel for `p` with its placeholders bound to `bound`. The body sees each
 /// non-raw input as a const value of its type, each non-raw output as a reference, each
 /// raw parameter as a `_ufunc::raw<T>`, `i` (the flat index), `_ind.size()` (the number of

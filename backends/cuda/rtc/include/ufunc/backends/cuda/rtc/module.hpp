@@ -54,7 +54,8 @@ struct dim3 {
 struct launch_options {
   /// Dynamic shared memory per block, in bytes.
   std::size_t shared_bytes = 0;
-  /// The stream the launch is enqueued on (default: the legacy default stream).
+  /// The stream the launch is enqueued on (default: the library's current stream, where
+  /// to_device and ufunc calls enqueue).
   stream_ref stream;
   /// The GPU; -1: the device of the first array argument, else 0.
   int device = -1;
@@ -75,13 +76,26 @@ class kernel_argument {
     std::memcpy(bytes_.data(), &value, sizeof(T));
   }
 
+  /// A trivially copyable struct passed by value (its layout must be the kernel's
+  /// parameter's); `value` must outlive the launch call.
+  template <class T>
+  requires std::is_trivially_copyable_v<T>
+  [[nodiscard]] static kernel_argument by_value(const T& value) noexcept {
+    kernel_argument a(0);
+    a.external_ = &value;
+    a.size_ = sizeof(T);
+    return a;
+  }
+
   [[nodiscard]] const array* as_array() const noexcept { return array_; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] void* bytes() noexcept { return bytes_.data(); }
+  /// Where the argument's bytes are, for the launch.
+  [[nodiscard]] void* bytes() noexcept { return external_ != nullptr ? const_cast<void*>(external_) : bytes_.data(); }
 
  private:
   alignas(16) std::array<std::byte, 16> bytes_{};
   const array* array_ = nullptr;
+  const void* external_ = nullptr;
   std::size_t size_;
 };
 
