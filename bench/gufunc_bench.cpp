@@ -74,6 +74,10 @@ void run(const char* dtype) {
                 bench::median_seconds([&] { matmul(a, b, {.out = {c}, .target = t}); }));
     std::printf("vecdot_16,%s,gvectorize,%s,%.9g\n", dtype, target.c_str(),
                 bench::median_seconds([&] { vecdot(x, y, {.out = {d}, .target = t}); }));
+    std::printf("vecdot_16,%s,builtin_vecdot,%s,%.9g\n", dtype, target.c_str(),
+                bench::median_seconds([&] { ufunc::vecdot(x, y, {.out = {d}, .target = t}); }));
+    std::printf("matmul_3x3,%s,builtin_matmul,%s,%.9g\n", dtype, target.c_str(),
+                bench::median_seconds([&] { ufunc::matmul(a, b, {.out = {c}, .target = t}); }));
     std::printf("move_mean_256,%s,gvectorize,%s,%.9g\n", dtype, target.c_str(),
                 bench::median_seconds([&] { move_mean(m, 8, {.out = {mm}, .target = t}); }));
   }

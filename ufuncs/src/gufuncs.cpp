@@ -59,8 +59,28 @@ struct vecdot_fn {
   template <class A, class C>
   void operator()(A x, A y, C out) const {
     using T = typename C::element_type;
+    const std::int64_t n = x.extent(0);
+    if constexpr (std::is_floating_point_v<T>) {
+      // Contiguous real vectors: four running sums, which the compiler keeps in SIMD
+      // registers (NumPy's dot kernels also sum in several lanes, not in order).
+      if (x.stride(0) == sizeof(T) && y.stride(0) == sizeof(T)) {
+        const T* p = &x(0);
+        const T* q = &y(0);
+        T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        std::int64_t k = 0;
+        for (; k + 4 <= n; k += 4) {
+          s0 += p[k] * q[k];
+          s1 += p[k + 1] * q[k + 1];
+          s2 += p[k + 2] * q[k + 2];
+          s3 += p[k + 3] * q[k + 3];
+        }
+        for (; k < n; ++k) s0 += p[k] * q[k];
+        out() = (s0 + s1) + (s2 + s3);
+        return;
+      }
+    }
     T s = dot_step<T>::zero();
-    for (std::int64_t k = 0; k < x.extent(0); ++k) dot_step<T>::add(s, dot_step<T>::conj(x(k)), y(k));
+    for (std::int64_t k = 0; k < n; ++k) dot_step<T>::add(s, dot_step<T>::conj(x(k)), y(k));
     out() = s;
   }
 };
