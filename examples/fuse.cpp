@@ -24,14 +24,14 @@ namespace {
 constexpr double r = 0.02, v = 0.30;
 
 // The cumulative normal distribution (Abramowitz-Stegun, as in the Numba example) on
-// symbolic arguments; np.where(d > 0, 1 - ret, ret) as ret + (d > 0) * (1 - 2 ret).
+// symbolic arguments.
 template <class D>
 auto cnd(const D& d) {
   const double a1 = 0.31938153, a2 = -0.356563782, a3 = 1.781477937, a4 = -1.821255978, a5 = 1.330274429;
   const double rsqrt2pi = 0.39894228040143267794;
   const auto k = 1.0 / (1.0 + 0.2316419 * ufunc::absolute(d));
   const auto ret = rsqrt2pi * ufunc::exp(-0.5 * d * d) * (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
-  return ret + (d > 0.0) * (1.0 - 2.0 * ret);
+  return ufunc::where(d > 0.0, 1.0 - ret, ret);
 }
 
 template <class A>

@@ -68,6 +68,31 @@ TEST_CASE("fuse: mixed dtypes and weak scalars resolve per node as the chain doe
   check_same(k(c64), ufunc::subtract(ufunc::multiply(ufunc::exp(c64), c64), 1));
 }
 
+TEST_CASE("fuse: ufunc::where as np.where: any condition dtype, x and y promoted as a call's operands") {
+  const ufunc::array f32 = ufunc_test::sample_array<float>(1000, 2);
+  const ufunc::array i8 = ufunc_test::sample_array<std::int8_t>(1000, 1);
+  const ufunc::array u8 = ufunc_test::sample_array<std::uint8_t>(1000, 3);
+  const auto xs = f32.to_vector<float>();
+  // A float condition: where(f32 > 0.5, f32, 0.0) keeps float32 (the 0.0 is weak).
+  auto clip = ufunc::fuse([](auto a) { return ufunc::where(a > 0.5, a, 0.0); }, "clip");
+  const auto c = clip(f32);
+  CHECK(c.type() == ufunc::float32);
+  const auto cv = c.to_vector<float>();
+  for (std::size_t k = 0; k < xs.size(); ++k) CHECK(cv[k] == (xs[k] > 0.5f ? xs[k] : 0.0f));
+  // An int8 condition counts where it is nonzero; int8 and uint8 branches give int16 (NumPy's result_type).
+  auto pick = ufunc::fuse([](auto m, auto a, auto b) { return ufunc::where(m, a, b); }, "pick");
+  const auto p = pick(i8, i8, u8);
+  CHECK(p.type() == ufunc::int16);
+  const auto mv = i8.to_vector<std::int8_t>();
+  const auto uv = u8.to_vector<std::uint8_t>();
+  const auto pv = p.to_vector<std::int16_t>();
+  for (std::size_t k = 0; k < mv.size(); ++k) CHECK(pv[k] == (mv[k] != 0 ? mv[k] : std::int16_t(uv[k])));
+  // Fused equals the same steps unfused, bit for bit, on every host target.
+  for (auto t : ufunc_test::host_targets())
+    check_same(pick(i8, f32, u8, {.target = t}), pick.call_unfused(std::vector<ufunc::operand>{i8, f32, u8}).front());
+  CHECK(pick.explain({ufunc::int8, ufunc::float32, ufunc::uint8}).find("where(") != std::string::npos);
+}
+
 TEST_CASE("fuse: every built-in unary and binary float64 ufunc as a node equals its call") {
   const ufunc::array x = ufunc_test::sample_array<double>(777, 7), y = ufunc_test::sample_array<double>(777, 8);
   const ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});

@@ -11,7 +11,8 @@
 // Inside the function the arguments are symbolic (ufunc::fusion::expr): the built-in
 // ufuncs take them, and so do the operators + - * / % (add, subtract, multiply, divide,
 // remainder), unary - (negative), == != < <= > >= (the comparisons), & | ^ ~ (the bitwise
-// ufuncs), mixed with C++ scalars, which stay weak as in a call. Any ufunc::function is a
+// ufuncs), ufunc::where(cond, x, y) as np.where, mixed with C++ scalars, which stay weak as
+// in a call. Any ufunc::function is a
 // node through ufunc::fusion::apply(f, {args...}). Returning a std::tuple of exprs gives
 // several outputs. A function is traced and compiled once per tuple of input dtypes.
 //
@@ -33,6 +34,7 @@
 
 #include <ufunc/fusion/expr.hpp>
 #include <ufunc/fusion/fused_core.hpp>
+#include <ufunc/fusion/select.hpp>
 #include <ufunc/ufuncs/builtins.hpp>
 
 namespace ufunc {
@@ -74,6 +76,26 @@ inline expr operator~(const expr& a) {
   return apply(::ufunc::invert, args);
 }
 // clang-format on
+
+}  // namespace fusion
+
+/// np.where(cond, x, y) inside a fused function: x where cond is nonzero, else y; x and y
+/// are promoted as a call's operands (weak C++ scalars included), cond may have any dtype
+/// (as np.where, it counts where it is nonzero: cond != 0 first).
+///
+///     ufunc::fuse([](auto d, auto r) { return ufunc::where(d > 0.0, 1.0 - r, r); }, "cnd_tail");
+// clang-format off
+template <class C, class A, class B>
+  requires(fusion::is_traceable<C> && fusion::is_traceable<A> && fusion::is_traceable<B> &&
+           (fusion::is_expr<C> || fusion::is_expr<A> || fusion::is_expr<B>))
+fusion::expr where(const C& cond, const A& x, const B& y) {
+  const fusion::expr truth_args[] = {fusion::to_expr(cond), fusion::to_expr(0)};
+  const fusion::expr args[] = {fusion::apply(::ufunc::not_equal, truth_args), fusion::to_expr(x), fusion::to_expr(y)};
+  return fusion::apply(fusion::select_function(), args);
+}
+// clang-format on
+
+namespace fusion {
 
 namespace detail {
 

@@ -1,0 +1,54 @@
+#include <ufunc/fusion/select.hpp>
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+
+#include <ufunc/core/signature.hpp>
+
+namespace ufunc::fusion {
+namespace {
+
+template <class T>
+void select_loop(char* const* args, std::int64_t n, const std::int64_t* steps, const void*) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    bool c;
+    std::memcpy(&c, args[0] + i * steps[0], sizeof c);
+    std::memcpy(args[3] + i * steps[3], args[c ? 1 : 2] + i * steps[c ? 1 : 2], sizeof(T));
+  }
+}
+
+template <class T>
+void add_select(function& f) {
+  loop_entry e;
+  e.types = signature_traits<T(bool, T, T)>::types();
+  e.host = &select_loop<T>;
+  f.add_loop(std::move(e));
+}
+
+function make_select() {
+  function f("where", 3, 1, std::nullopt, "np.where(cond, x, y) as a ufunc step: x where cond, else y.");
+  add_select<bool>(f);
+  add_select<std::int8_t>(f);
+  add_select<std::uint8_t>(f);
+  add_select<std::int16_t>(f);
+  add_select<std::uint16_t>(f);
+  add_select<std::int32_t>(f);
+  add_select<std::uint32_t>(f);
+  add_select<std::int64_t>(f);
+  add_select<std::uint64_t>(f);
+  add_select<float>(f);
+  add_select<double>(f);
+  add_select<std::complex<float>>(f);
+  add_select<std::complex<double>>(f);
+  return f;
+}
+
+}  // namespace
+
+const function& select_function() {
+  static const function f = make_select();
+  return f;
+}
+
+}  // namespace ufunc::fusion
