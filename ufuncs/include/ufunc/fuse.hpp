@@ -81,7 +81,9 @@ inline expr operator~(const expr& a) {
 
 /// np.where(cond, x, y) inside a fused function: x where cond is nonzero, else y; x and y
 /// are promoted as a call's operands (weak C++ scalars included), cond may have any dtype
-/// (as np.where, it counts where it is nonzero: cond != 0 first).
+/// (as np.where, it counts where it is nonzero: cond != 0 first). One difference: a weak
+/// integer that does not fit the other branch's dtype (where(c, int8_array, 1000)) raises
+/// overflow_error as a ufunc call does, where np.where converts it silently.
 ///
 ///     ufunc::fuse([](auto d, auto r) { return ufunc::where(d > 0.0, 1.0 - r, r); }, "cnd_tail");
 // clang-format off
