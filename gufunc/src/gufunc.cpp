@@ -43,30 +43,6 @@ void run_elements(char* const* args, std::int64_t n, const std::int64_t* steps, 
   d.loop->run(args, n, steps, *d.core, d.loop->fn);
 }
 
-std::string shape_text(std::span<const std::int64_t> shape) {
-  std::string s = "(";
-  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
-// The byte interval an array's elements span (a conservative test of shared memory).
-std::pair<const std::byte*, const std::byte*> byte_span(const array& a) {
-  const auto* base = static_cast<const std::byte*>(a.data());
-  std::int64_t lo = 0, hi = static_cast<std::int64_t>(a.itemsize());
-  if (a.size() == 0) return {base, base};
-  for (std::size_t d = 0; d < a.ndim(); ++d) {
-    const std::int64_t reach = (a.shape()[d] - 1) * a.strides()[d];
-    (reach < 0 ? lo : hi) += reach;
-  }
-  return {base + lo, base + hi};
-}
-
-bool may_overlap(const array& a, const array& b) {
-  const auto [a0, a1] = byte_span(a);
-  const auto [b0, b1] = byte_span(b);
-  return a0 < b1 && b0 < a1;
-}
-
 }  // namespace
 
 struct function::state {
@@ -252,7 +228,8 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
                                              out.ndim() - std::size_t(core_ndim[std::size_t(nin + o)]));
     if (!std::equal(lead.begin(), lead.end(), loop_shape.begin(), loop_shape.end()))
       throw broadcast_error(name + ": output operand " + std::to_string(o) + " has loop dimensions " +
-                            shape_text(lead) + ", not the broadcast loop shape " + shape_text(loop_shape));
+                            array::shape_string(lead) + ", not the broadcast loop shape " +
+                            array::shape_string(loop_shape));
   }
 
   // Outputs: the given ones (through a loop-dtype temporary where their dtype differs), or
@@ -271,11 +248,10 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
     targets[std::size_t(o)] = out.type() == types.output(o) ? out : array::empty(out.shape(), types.output(o));
     // An input that shares memory with an output is read from a copy (NumPy copies too).
     for (auto& a : in)
-      if (may_overlap(a, targets[std::size_t(o)])) a = a.copy();
+      if (detail::may_share_memory(a, targets[std::size_t(o)])) a = a.copy();
   }
 
   // The plan over the loop dimensions; each operand's core dimensions beside it.
-  const std::size_t loop_nd = loop_shape.size();
   std::vector<dim_vector> loop_strides(static_cast<std::size_t>(nop));
   std::vector<dim_vector> core_extents(static_cast<std::size_t>(nop)), core_strides(static_cast<std::size_t>(nop));
   plan_operand ops[max_operands];
@@ -284,9 +260,7 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
     const array& a = p < nin ? in[std::size_t(p)] : targets[std::size_t(p - nin)];
     const std::size_t lead = a.ndim() - std::size_t(core_ndim[std::size_t(p)]);
     dim_vector& ls = loop_strides[std::size_t(p)];
-    ls = dim_vector(loop_nd, 0);
-    for (std::size_t k = 0; k < lead; ++k)
-      if (a.shape()[k] != 1) ls[loop_nd - lead + k] = a.strides()[k];
+    ls = broadcast_strides({a.shape().data(), lead}, {a.strides().data(), lead}, loop_shape);
     // A missing optional dimension has extent 1 and stride 0, as NumPy's loops see it: the
     // function sees every dimension of the signature.
     std::size_t axis = lead;
