@@ -1,13 +1,16 @@
 // A kernel cache entry for a compiled program: the lowered kernel names (their count, then
-// one per line), then the CUBIN. Shared by elementwise_kernel and module.
+// one per line), then the CUBIN; and compiling through the cache. Shared by elementwise_kernel
+// and module.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
+#include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
 #include <ufunc/core/error.hpp>
 
 namespace ufunc::cuda::rtc::detail {
@@ -30,6 +33,19 @@ inline std::pair<std::vector<std::string>, std::string_view> unpack(const std::s
     at = end;
   }
   return {names, std::string_view(entry).substr(at + 1)};
+}
+
+/// `request` compiled by NVRTC, or its entry in the process's kernel cache: the key holds
+/// everything that changes the binary (NVRTC's version, the architecture, every option, the
+/// name expressions, the source); `kind` keeps different users' entries apart.
+inline std::shared_ptr<const std::string> compile_cached(std::string_view kind, const compile_request& request) {
+  std::string key = std::string(kind) + "\nnvrtc " + std::to_string(nvrtc_version()) + "\nsm_" +
+                    std::to_string(request.architecture) + "\n";
+  for (const auto& o : default_options()) key += o + "\n";
+  for (const auto& o : request.options) key += o + "\n";
+  for (const auto& n : request.name_expressions) key += n + "\n";
+  key += request.source;
+  return kernel_cache::process().get(key, [&] { return pack(compile(request)); });
 }
 
 }  // namespace ufunc::cuda::rtc::detail

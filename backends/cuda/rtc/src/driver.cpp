@@ -1,5 +1,8 @@
 #include "driver.hpp"
 
+#include <map>
+#include <mutex>
+
 #include <ufunc/core/error.hpp>
 
 #include "toolkit.hpp"
@@ -19,7 +22,6 @@ struct loaded_driver {
   loaded_driver() {
     bind(api.init, "cuInit");
     bind(api.get_error_string, "cuGetErrorString");
-    bind(api.ctx_get_device, "cuCtxGetDevice");
     bind(api.device_get_attribute, "cuDeviceGetAttribute");
     bind(api.module_load_data, "cuModuleLoadData");
     bind(api.module_get_function, "cuModuleGetFunction");
@@ -46,6 +48,40 @@ const driver_api& driver() { return load_once<loaded_driver>().api; }
 
 void check_driver(cu_result r, const char* what) {
   if (r != 0) loaded_driver::check_driver_with(driver(), r, what);
+}
+
+int device_attribute(int ordinal, int attribute) {
+  const auto& cu = driver();
+  cu_device device = 0;
+  check_driver(cu.device_get(&device, ordinal), "cuDeviceGet");
+  int value = 0;
+  check_driver(cu.device_get_attribute(&value, attribute, device), "cuDeviceGetAttribute");
+  return value;
+}
+
+int architecture_of(int ordinal) {
+  return device_attribute(ordinal, attribute_compute_capability_major) * 10 +
+         device_attribute(ordinal, attribute_compute_capability_minor);
+}
+
+void make_primary_context_current(int ordinal) {
+  const auto& cu = driver();
+  static std::mutex mutex;
+  static std::map<int, cu_context> retained;
+  cu_context want = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto& slot = retained[ordinal];
+    if (slot == nullptr) {
+      cu_device device = 0;
+      check_driver(cu.device_get(&device, ordinal), "cuDeviceGet");
+      check_driver(cu.device_primary_ctx_retain(&slot, device), "cuDevicePrimaryCtxRetain");
+    }
+    want = slot;
+  }
+  cu_context have = nullptr;
+  check_driver(cu.ctx_get_current(&have), "cuCtxGetCurrent");
+  if (have != want) check_driver(cu.ctx_set_current(want), "cuCtxSetCurrent");
 }
 
 }  // namespace ufunc::cuda::rtc::detail

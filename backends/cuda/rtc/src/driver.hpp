@@ -18,7 +18,6 @@ using cu_context = struct cu_context_opaque*;
 struct driver_api {
   cu_result (*init)(unsigned);
   cu_result (*get_error_string)(cu_result, const char**);
-  cu_result (*ctx_get_device)(cu_device*);
   cu_result (*device_get_attribute)(int*, int, cu_device);
   cu_result (*module_load_data)(cu_module*, const void*);
   cu_result (*module_get_function)(cu_function*, cu_module, const char*);
@@ -43,5 +42,15 @@ inline constexpr int attribute_compute_capability_minor = 76;
 
 /// Throws target_error "<what> failed: <the driver's message>" unless `r` is success.
 void check_driver(cu_result r, const char* what);
+
+/// Attribute `attribute` (attribute_...) of the GPU with ordinal `ordinal`.
+[[nodiscard]] int device_attribute(int ordinal, int attribute);
+
+/// The architecture NVRTC compiles for on GPU `ordinal`: 90 for sm_90.
+[[nodiscard]] int architecture_of(int ordinal);
+
+/// Makes GPU `ordinal`'s primary context (the one the CUDA runtime and the library's device
+/// arrays use) current on this thread; each primary context is retained once per process.
+void make_primary_context_current(int ordinal);
 
 }  // namespace ufunc::cuda::rtc::detail

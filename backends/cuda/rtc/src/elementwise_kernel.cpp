@@ -9,7 +9,6 @@
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
-#include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
 #include <ufunc/core/device_call.hpp>
 #include <ufunc/core/error.hpp>
 
@@ -34,7 +33,6 @@ struct compiled_loop {
   struct on_device {
     int architecture = 0;  // 0 until the device's attributes are read
     int multiprocessors = 1;
-    std::array<rtc::detail::cu_module, 2 * dim_buckets> modules{};
     std::array<rtc::detail::cu_function, 2 * dim_buckets> functions{};
   };
   std::mutex mutex;
@@ -63,24 +61,14 @@ struct loaded_function {
 };
 
 // Instantiation `which` (elementwise_program::name_expressions' order) of `loop` on device
-// `ordinal`, the call's device, which the cuda backend has made current.
+// `ordinal`, the call's device, whose primary context the cuda backend has made current.
 loaded_function function_on_device(compiled_loop& loop, int ordinal, std::size_t which) {
   const std::lock_guard<std::mutex> lock(loop.mutex);
   auto& d = loop.devices[ordinal];
   if (d.functions[which] != nullptr) return {d.functions[which], d.multiprocessors};
-  const auto& cu = rtc::detail::driver();
   if (d.architecture == 0) {
-    rtc::detail::cu_device device = 0;
-    rtc::detail::check_driver(cu.ctx_get_device(&device), "cuCtxGetDevice");
-    int major = 0, minor = 0;
-    rtc::detail::check_driver(cu.device_get_attribute(&major, rtc::detail::attribute_compute_capability_major, device),
-                              "cuDeviceGetAttribute");
-    rtc::detail::check_driver(cu.device_get_attribute(&minor, rtc::detail::attribute_compute_capability_minor, device),
-                              "cuDeviceGetAttribute");
-    rtc::detail::check_driver(
-        cu.device_get_attribute(&d.multiprocessors, rtc::detail::attribute_multiprocessor_count, device),
-        "cuDeviceGetAttribute");
-    d.architecture = major * 10 + minor;
+    d.architecture = rtc::detail::architecture_of(ordinal);
+    d.multiprocessors = rtc::detail::device_attribute(ordinal, rtc::detail::attribute_multiprocessor_count);
   }
   rtc::compile_request request;
   request.source = loop.program.source;
@@ -88,22 +76,14 @@ loaded_function function_on_device(compiled_loop& loop, int ordinal, std::size_t
   request.options = loop.options;
   request.name_expressions = {loop.program.name_expressions[which]};
   request.architecture = d.architecture;
-  // Everything that changes the binary: the source, every option, NVRTC's version, the GPU and
-  // the instantiation.
-  std::string key = "ufunc elementwise_kernel 2\nnvrtc " + std::to_string(rtc::nvrtc_version()) + "\nsm_" +
-                    std::to_string(request.architecture) + "\n";
-  for (const auto& o : rtc::default_options()) key += o + "\n";
-  for (const auto& o : request.options) key += o + "\n";
-  key += request.name_expressions.front() + "\n";
-  key += request.source;
-  const auto entry = rtc::kernel_cache::process().get(key, [&] { return rtc::detail::pack(rtc::compile(request)); });
+  const auto entry = rtc::detail::compile_cached("ufunc elementwise_kernel 2", request);
   const auto [names, cubin] = rtc::detail::unpack(*entry);
   if (names.size() != 1) throw compile_error("kernel cache: an entry with the wrong kernel count");
+  const auto& cu = rtc::detail::driver();
   rtc::detail::cu_module module = nullptr;
   rtc::detail::check_driver(cu.module_load_data(&module, cubin.data()), "cuModuleLoadData");
   rtc::detail::cu_function function = nullptr;
   rtc::detail::check_driver(cu.module_get_function(&function, module, names.front().c_str()), "cuModuleGetFunction");
-  d.modules[which] = module;
   d.functions[which] = function;
   return {function, d.multiprocessors};
 }

@@ -5,7 +5,6 @@
 #include <mutex>
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
-#include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
 #include <ufunc/core/backend.hpp>
 #include <ufunc/core/error.hpp>
 
@@ -34,29 +33,11 @@ struct module::state {
     request.options = options.options;
     request.name_expressions = options.name_expressions;
     request.architecture = sm;
-    std::string key =
-        "ufunc module 1\nnvrtc " + std::to_string(rtc::nvrtc_version()) + "\nsm_" + std::to_string(sm) + "\n";
-    for (const auto& o : rtc::default_options()) key += o + "\n";
-    for (const auto& o : request.options) key += o + "\n";
-    for (const auto& n : request.name_expressions) key += n + "\n";
-    key += source;
-    return rtc::kernel_cache::process().get(key, [&] { return rtc::detail::pack(rtc::compile(request)); });
+    return rtc::detail::compile_cached("ufunc module 1", request);
   }
 };
 
 namespace {
-
-// The primary context of device `ordinal`, current on this thread (the one the CUDA runtime
-// and the library's device arrays use).
-void make_current(int ordinal) {
-  const auto& cu = rtc::detail::driver();
-  rtc::detail::cu_device device = 0;
-  rtc::detail::check_driver(cu.device_get(&device, ordinal), "cuDeviceGet");
-  rtc::detail::cu_context want = nullptr, have = nullptr;
-  rtc::detail::check_driver(cu.device_primary_ctx_retain(&want, device), "cuDevicePrimaryCtxRetain");
-  rtc::detail::check_driver(cu.ctx_get_current(&have), "cuCtxGetCurrent");
-  if (have != want) rtc::detail::check_driver(cu.ctx_set_current(want), "cuCtxSetCurrent");
-}
 
 std::string describe(const kernel_argument& a) {
   if (a.as_array() != nullptr) return "an array (a pointer, 8 bytes)";
@@ -100,23 +81,14 @@ void kernel::launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument
                          ", the launch on cuda:" + std::to_string(ordinal) + " (kernels take device arrays)");
     ++k;
   }
-  make_current(ordinal);
+  rtc::detail::make_primary_context_current(ordinal);
   const auto& cu = rtc::detail::driver();
   rtc::detail::cu_function function = nullptr;
   {
     const std::lock_guard<std::mutex> lock(st.mutex);
     auto& d = st.devices[ordinal];
     if (d.module == nullptr) {
-      rtc::detail::cu_device device = 0;
-      rtc::detail::check_driver(cu.device_get(&device, ordinal), "cuDeviceGet");
-      int major = 0, minor = 0;
-      rtc::detail::check_driver(
-          cu.device_get_attribute(&major, rtc::detail::attribute_compute_capability_major, device),
-          "cuDeviceGetAttribute");
-      rtc::detail::check_driver(
-          cu.device_get_attribute(&minor, rtc::detail::attribute_compute_capability_minor, device),
-          "cuDeviceGetAttribute");
-      const auto entry = st.compiled(major * 10 + minor);
+      const auto entry = st.compiled(rtc::detail::architecture_of(ordinal));
       auto [lowered, cubin] = rtc::detail::unpack(*entry);
       rtc::detail::check_driver(cu.module_load_data(&d.module, cubin.data()), "cuModuleLoadData");
       d.lowered = std::move(lowered);

@@ -49,6 +49,21 @@ struct reduction {
 }  // namespace _ufunc
 )";
 
+// Generated code that adds to `offsets` (one per input) the byte offsets of the flat index
+// in `rest` over the _c.`count` dimensions of _c.`shape` and _c.`strides` (innermost first),
+// consuming `rest`: the kept and the reduced dimensions are decomposed alike.
+std::string add_offsets(std::string_view rest, std::string_view count, std::string_view shape, std::string_view strides,
+                        std::string_view offsets, int nin, std::string_view indent) {
+  std::ostringstream s;
+  s << indent << "for (int _d = 0; _d < _c." << count << "; ++_d) {\n"
+    << indent << "  const long long _k = " << rest << " % _c." << shape << "[_d];\n"
+    << indent << "  " << rest << " /= _c." << shape << "[_d];\n"
+    << indent << "  for (int _a = 0; _a < " << nin << "; ++_a) " << offsets << "[_a] += _k * _c." << strides
+    << "[_a][_d];\n"
+    << indent << "}\n";
+  return s.str();
+}
+
 }  // namespace
 
 struct reduction_kernel::state {
@@ -112,23 +127,15 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
     << "    const long long _o = _blk / _c.splits, _part = _blk % _c.splits;\n"
     << "    long long _koff[" << nin << "] = {};\n"
     << "    long long _rest = _o;\n"
-    << "    for (int _d = 0; _d < _c.nk; ++_d) {\n"
-    << "      const long long _k = _rest % _c.kshape[_d];\n"
-    << "      _rest /= _c.kshape[_d];\n"
-    << "      for (int _a = 0; _a < " << nin << "; ++_a) _koff[_a] += _k * _c.kstrides[_a][_d];\n"
-    << "    }\n"
-    << "    _type_reduce a = _type_reduce(" << st.identity << ");\n"
+    << add_offsets("_rest", "nk", "kshape", "kstrides", "_koff", nin, "    ") << "    _type_reduce a = _type_reduce("
+    << st.identity << ");\n"
     << "    const long long _begin = _part * _c.chunk;\n"
     << "    const long long _end = _begin + _c.chunk < _c.red_size ? _begin + _c.chunk : _c.red_size;\n"
     << "    for (long long _r = _begin + threadIdx.x; _r < _end; _r += blockDim.x) {\n"
     << "      long long _off[" << nin << "];\n"
     << "      for (int _a = 0; _a < " << nin << "; ++_a) _off[_a] = _koff[_a];\n"
     << "      long long _rr = _r;\n"
-    << "      for (int _d = 0; _d < _c.nr; ++_d) {\n"
-    << "        const long long _k = _rr % _c.rshape[_d];\n"
-    << "        _rr /= _c.rshape[_d];\n"
-    << "        for (int _a = 0; _a < " << nin << "; ++_a) _off[_a] += _k * _c.rstrides[_a][_d];\n"
-    << "      }\n";
+    << add_offsets("_rr", "nr", "rshape", "rstrides", "_off", nin, "      ");
   for (int k = 0; k < nin; ++k) {
     const auto type = rtc::device_type_name(rtc::parameter_type(st.params, k, bound));
     s << "      const " << type << " " << st.params.params[std::size_t(k)].name << " = *reinterpret_cast<const " << type
@@ -253,16 +260,8 @@ array reduction_kernel::call(std::span<const array> inputs, const reduction_call
   c.out = reinterpret_cast<char*>(out.data());
   // Parts per output: enough blocks for the GPU (about 4 per multiprocessor) where there are
   // few outputs, each part at least 2048 elements.
-  int multiprocessors = 132;
-  {
-    const auto& cu = rtc::detail::driver();
-    rtc::detail::cu_device device = 0;
-    rtc::detail::check_driver(cu.device_get(&device, ordinal), "cuDeviceGet");
-    rtc::detail::check_driver(
-        cu.device_get_attribute(&multiprocessors, rtc::detail::attribute_multiprocessor_count, device),
-        "cuDeviceGetAttribute");
-  }
-  const long long wanted_blocks = 4LL * multiprocessors;
+  const long long wanted_blocks =
+      4LL * rtc::detail::device_attribute(ordinal, rtc::detail::attribute_multiprocessor_count);
   long long splits = 1;
   if (c.out_size < wanted_blocks && c.red_size > 2048)
     splits = std::min((wanted_blocks + c.out_size - 1) / c.out_size, (c.red_size + 2047) / 2048);
