@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include <ufunc/gvectorize.hpp>
 
@@ -16,12 +17,22 @@ struct is_std_complex : std::false_type {};
 template <class R>
 struct is_std_complex<std::complex<R>> : std::true_type {};
 
-// One step of a sum of products, as NumPy's loops take it: booleans OR their ANDs, integers wrap
-// around (through unsigned arithmetic: no signed overflow), complex products are written out.
 template <class T>
-struct dot_step {
-  static T zero() { return T{}; }
-  static void add(T& s, T a, T b) {
+T conjugate(T a) {
+  if constexpr (is_std_complex<T>::value)
+    return std::conj(a);
+  else
+    return a;
+}
+
+// sum(a * b) over the n pairs (a, b) = pair(k), k in order, from zero, as NumPy's loops take
+// it: booleans OR their ANDs, integers wrap around (through unsigned arithmetic: no signed
+// overflow), complex products are written out.
+template <class T, class Pair>
+T sum_products(std::int64_t n, Pair&& pair) {
+  T s{};
+  for (std::int64_t k = 0; k < n; ++k) {
+    const auto [a, b] = pair(k);
     if constexpr (std::is_same_v<T, bool>) {
       s = s || (a && b);
     } else if constexpr (std::is_integral_v<T>) {
@@ -34,24 +45,16 @@ struct dot_step {
       s += a * b;
     }
   }
-  static T conj(T a) {
-    if constexpr (is_std_complex<T>::value)
-      return std::conj(a);
-    else
-      return a;
-  }
-};
+  return s;
+}
 
 struct matmul_fn {
   template <class A, class C>
   void operator()(A a, A b, C c) const {
     using T = typename C::element_type;
     for (std::int64_t i = 0; i < c.extent(0); ++i)
-      for (std::int64_t j = 0; j < c.extent(1); ++j) {
-        T s = dot_step<T>::zero();
-        for (std::int64_t k = 0; k < a.extent(1); ++k) dot_step<T>::add(s, a(i, k), b(k, j));
-        c(i, j) = s;
-      }
+      for (std::int64_t j = 0; j < c.extent(1); ++j)
+        c(i, j) = sum_products<T>(a.extent(1), [&](std::int64_t k) { return std::pair<T, T>(a(i, k), b(k, j)); });
   }
 };
 
@@ -79,9 +82,7 @@ struct vecdot_fn {
         return;
       }
     }
-    T s = dot_step<T>::zero();
-    for (std::int64_t k = 0; k < n; ++k) dot_step<T>::add(s, dot_step<T>::conj(x(k)), y(k));
-    out() = s;
+    out() = sum_products<T>(n, [&](std::int64_t k) { return std::pair<T, T>(conjugate(x(k)), y(k)); });
   }
 };
 
@@ -89,11 +90,8 @@ struct matvec_fn {
   template <class A, class C>
   void operator()(A m, A v, C out) const {
     using T = typename C::element_type;
-    for (std::int64_t i = 0; i < out.extent(0); ++i) {
-      T s = dot_step<T>::zero();
-      for (std::int64_t k = 0; k < v.extent(0); ++k) dot_step<T>::add(s, m(i, k), v(k));
-      out(i) = s;
-    }
+    for (std::int64_t i = 0; i < out.extent(0); ++i)
+      out(i) = sum_products<T>(v.extent(0), [&](std::int64_t k) { return std::pair<T, T>(m(i, k), v(k)); });
   }
 };
 
@@ -101,11 +99,8 @@ struct vecmat_fn {
   template <class A, class C>
   void operator()(A v, A m, C out) const {
     using T = typename C::element_type;
-    for (std::int64_t j = 0; j < out.extent(0); ++j) {
-      T s = dot_step<T>::zero();
-      for (std::int64_t k = 0; k < v.extent(0); ++k) dot_step<T>::add(s, dot_step<T>::conj(v(k)), m(k, j));
-      out(j) = s;
-    }
+    for (std::int64_t j = 0; j < out.extent(0); ++j)
+      out(j) = sum_products<T>(v.extent(0), [&](std::int64_t k) { return std::pair<T, T>(conjugate(v(k)), m(k, j)); });
   }
 };
 
