@@ -1,8 +1,8 @@
 // Which floating-point flags a case compares, and the policies a replay runs under.
 #include "fp_flags.hpp"
 
+#include <cmath>
 #include <cstring>
-#include <limits>
 #include <utility>
 #include <vector>
 
@@ -32,8 +32,8 @@ unsigned flag_of_message(std::string_view m) {
 struct nonfinite {
   bool nan = false, inf = false;
   void add(double x) {
-    nan |= x != x;
-    inf |= x == std::numeric_limits<double>::infinity() || x == -std::numeric_limits<double>::infinity();
+    nan |= std::isnan(x);
+    inf |= std::isinf(x);
   }
   void add_bytes(ufunc::dtype type, const std::vector<std::byte>& data) {
     const auto scan = [&]<class T>(T) {
@@ -74,7 +74,10 @@ unsigned device_compared_flags(const test_case& c, unsigned compared) {
   for (const auto& o : c.outs)
     if (o.alias < 0) in.add_bytes(o.arr.type, o.arr.data);  // where= keeps an output's own values
   for (const auto& e : c.expected) out.add_bytes(e.type, e.data);
-  constexpr unsigned divide = 1, overflow = 2, underflow = 4, invalid = 8;
+  constexpr auto divide = static_cast<unsigned>(ufunc::fp_flag::divide),
+                 overflow = static_cast<unsigned>(ufunc::fp_flag::overflow),
+                 underflow = static_cast<unsigned>(ufunc::fp_flag::underflow),
+                 invalid = static_cast<unsigned>(ufunc::fp_flag::invalid);
   unsigned unseen = underflow;
   if (!(out.nan && !in.nan)) unseen |= invalid;
   if (!(out.inf && !in.inf))
