@@ -109,9 +109,12 @@ constexpr bool takes(std::index_sequence<I...>) {
 template <class F>
 constexpr int arity() {
   int found = 0, count = 0;
+  // clang-format 14 would split the immediately invoked lambda from its call.
+  // clang-format off
   [&]<std::size_t... N>(std::index_sequence<N...>) {
     ((takes<F>(std::make_index_sequence<N + 1>{}) ? (found = int(N + 1), ++count) : 0), ...);
   }(std::make_index_sequence<8>{});
+  // clang-format on
   return count == 1 ? found : -count;
 }
 
@@ -184,9 +187,11 @@ class fused {
 
  private:
   static std::vector<fusion::expr> trace(const void* f, int) {
+    // clang-format off
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return fusion::detail::outputs_of((*static_cast<const F*>(f))(fusion::input(int(I))...));
     }(std::make_index_sequence<std::size_t(nin)>{});
+    // clang-format on
   }
   // The function is traced once here only to count its outputs (arguments are evaluated in
   // no fixed order, so the copy is made first and counted after).
