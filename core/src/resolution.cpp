@@ -206,13 +206,16 @@ resolved_loop resolved_from(const loop_entry& loop) noexcept {
 // dtype after NEP 50's weak promotion, whether it is still a weak scalar, and the
 // scalar's kind; dtype= and casting=. A weak integer that does not fit the arrays'
 // dtype (out_of_bounds) makes the answer depend on its value (NumPy 2's exact
-// comparisons, overflow errors), so such calls are not cached; nor are calls with
-// signature= (parsed text) or more inputs than a key holds. Errors are never cached.
+// comparisons, overflow errors), so such calls are not cached; nor are calls with more
+// inputs than a key holds. signature= enters the key as the fixed types it gave (4 bits a
+// slot), so that a run-time kernel's calls, which always name their loop, are cached too.
+// Errors are never cached.
 constexpr int cached_max_inputs = 6;
 
 struct resolution_key {
   std::uint64_t stamp = 0;
-  std::uint64_t call = 0;  // inputs (a byte each), dtype=, casting=
+  std::uint64_t call = 0;   // inputs (a byte each), dtype=, casting=
+  std::uint64_t fixed = 0;  // signature='s types, 4 bits a slot
 };
 
 struct resolution_cache_entry {
@@ -225,7 +228,7 @@ thread_local resolution_cache_entry t_resolution_cache[resolution_cache_size];
 
 // The key of a call, or nothing where the call is not cacheable.
 std::optional<std::uint64_t> resolution_call_key(std::span<const resolver_input> in, const call_options& options) {
-  if (in.size() > cached_max_inputs || !options.signature.empty()) return std::nullopt;
+  if (in.size() > cached_max_inputs) return std::nullopt;
   std::uint64_t k = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const auto& r = in[i];
@@ -242,8 +245,23 @@ std::optional<std::uint64_t> resolution_call_key(std::span<const resolver_input>
   return k;
 }
 
-resolution_cache_entry& resolution_slot(std::uint64_t stamp, std::uint64_t call) noexcept {
-  const std::uint64_t h = (stamp * 0x9E3779B97F4A7C15ull) ^ (call * 0xC2B2AE3D27D4EB4Full);
+// The types signature= fixed, a dtype index + 1 (0: free) in 4 bits per slot, or nothing
+// where they do not fit a key.
+std::optional<std::uint64_t> resolution_fixed_key(const fixed_types& fixed) {
+  if (!fixed.any) return 0;
+  std::uint64_t k = 0;
+  for (int i = 0; i < max_operands; ++i) {
+    if (!fixed.slot[i]) continue;
+    const auto v = static_cast<std::uint64_t>(fixed.slot[i]->index()) + 1;
+    if (i >= 16 || v > 15) return std::nullopt;
+    k |= v << (4 * i);
+  }
+  return k;
+}
+
+resolution_cache_entry& resolution_slot(std::uint64_t stamp, std::uint64_t call, std::uint64_t fixed) noexcept {
+  const std::uint64_t h =
+      (stamp * 0x9E3779B97F4A7C15ull) ^ (call * 0xC2B2AE3D27D4EB4Full) ^ (fixed * 0x165667B19E3779F9ull);
   return t_resolution_cache[(h >> 40) & (resolution_cache_size - 1)];
 }
 
@@ -256,18 +274,20 @@ std::uint64_t new_stamp() noexcept {
 
 resolved_loop find_loop_cached(const function_state& st, std::span<const resolver_input> in, const fixed_types& fixed,
                                const call_options& options) {
-  const auto call = resolution_call_key(in, options);
+  auto call = resolution_call_key(in, options);
+  const auto fixed_key = resolution_fixed_key(fixed);
+  if (!fixed_key) call.reset();
   if (call) {
     const std::uint64_t stamp = st.stamp.load(std::memory_order_acquire);
-    const auto& e = resolution_slot(stamp, *call);
-    if (e.key.stamp == stamp && e.key.call == *call) return e.loop;
+    const auto& e = resolution_slot(stamp, *call, *fixed_key);
+    if (e.key.stamp == stamp && e.key.call == *call && e.key.fixed == *fixed_key) return e.loop;
   }
   std::shared_lock lock(st.mutex);
   const resolved_loop r = resolved_from(find_loop(st, in, fixed, options.casting));
   if (call) {
     // The stamp read under the lock is the table find_loop searched.
     const std::uint64_t stamp = st.stamp.load(std::memory_order_relaxed);
-    resolution_slot(stamp, *call) = {{stamp, *call}, r};
+    resolution_slot(stamp, *call, *fixed_key) = {{stamp, *call, *fixed_key}, r};
   }
   return r;
 }

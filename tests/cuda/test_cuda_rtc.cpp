@@ -217,6 +217,18 @@ TEST_CASE("rtc reduction_kernel: CuPy's l2norm over every axis and per row, a do
   const auto ones = ufunc::to_device(ufunc::full<float>({1 << 22}, 1.0f));
   ufunc::cuda::reduction_kernel count("T x", "T y", "x", "a + b", "y = a", "0", "count");
   CHECK(ufunc::to_host(count(ones)).item<float>() == static_cast<float>(1 << 22));
+  // Each path of the partial kernel on sums that are exact in any order: contiguous and
+  // aligned (vector loads), one axis not 16-byte aligned (unrolled scalar loads), per row
+  // with many parts (a block per output to combine them), axes that do not merge (transposed).
+  const ufunc::slice from_one{1, std::nullopt};
+  CHECK(ufunc::to_host(count(ones[{from_one}])).item<float>() == static_cast<float>((1 << 22) - 1));
+  const auto wide = ufunc::to_device(ufunc::full<float>({3, (1 << 20) + 3}, 1.0f));
+  CHECK(ufunc::to_host(count(wide, {.axis = {1}})).to_vector<float>() ==
+        std::vector<float>(3, static_cast<float>((1 << 20) + 3)));
+  const auto square = ufunc::to_device(ufunc::full<float>({1024, 2048}, 1.0f));
+  CHECK(ufunc::to_host(count(square.transpose())).item<float>() == static_cast<float>(1 << 21));
+  CHECK(ufunc::to_host(count(square.transpose(), {.axis = {1}})).to_vector<float>() ==
+        std::vector<float>(2048, 1024.0f));
   // Two inputs broadcast together: a dot product per column.
   ufunc::cuda::reduction_kernel dot("T x, T y", "T z", "x * y", "a + b", "z = a", "0", "dot");
   const auto w = ufunc_test::sample_array<double>(300, 6).reshape({300, 1});

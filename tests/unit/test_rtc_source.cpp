@@ -118,11 +118,13 @@ TEST_CASE("rtc source: declarations per parameter, placeholders as types, the bo
                                          "lookup", "__device__ int helper() { return 1; }");
   CHECK(s.broadcast_operands == 4);
   CHECK(contains(s.source, "typedef double T;"));
-  CHECK(contains(s.source, "const double x = *reinterpret_cast<const double*>(_c.base[0] + _off[0]);"));
+  // Inputs are loaded (all of a thread's items first), then bound by value; outputs by reference.
+  CHECK(contains(s.source, "_in0[_u] = *reinterpret_cast<const double*>(_c.base[0] + _off[_u][0]);"));
+  CHECK(contains(s.source, "const double x = _in0[_u];"));
   CHECK(contains(s.source, "const _ufunc::raw<int> table"));
   CHECK(contains(s.source, "const _ufunc::complex64 c = "));
-  CHECK(contains(s.source, "double& z = *reinterpret_cast<double*>(_c.base[2] + _off[2]);"));
-  CHECK(contains(s.source, "bool& m = *reinterpret_cast<bool*>(_c.base[3] + _off[3]);"));
+  CHECK(contains(s.source, "double& z = *reinterpret_cast<double*>(_c.base[2] + _off[_u][2]);"));
+  CHECK(contains(s.source, "bool& m = *reinterpret_cast<bool*>(_c.base[3] + _off[_u][3]);"));
   CHECK(contains(s.source, "#include <cuda/std/complex>"));
   CHECK(contains(s.source, "#line 1 \"lookup\"\nz = x + table[i % 3];\n"));
   CHECK(contains(s.source, "__device__ int helper()"));

@@ -36,11 +36,11 @@ inline std::pair<std::vector<std::string>, std::string_view> unpack(const std::s
 }
 
 /// `request` compiled by NVRTC, or its entry in the process's kernel cache: the key holds
-/// everything that changes the binary (NVRTC's version, the architecture, every option, the
+/// everything that changes the binary (the NVRTC library, the architecture, every option, the
 /// name expressions, the source); `kind` keeps different users' entries apart.
 inline std::shared_ptr<const std::string> compile_cached(std::string_view kind, const compile_request& request) {
-  std::string key = std::string(kind) + "\nnvrtc " + std::to_string(nvrtc_version()) + "\nsm_" +
-                    std::to_string(request.architecture) + "\n";
+  std::string key =
+      std::string(kind) + "\n" + compiler_identity() + "\nsm_" + std::to_string(request.architecture) + "\n";
   for (const auto& o : default_options()) key += o + "\n";
   for (const auto& o : request.options) key += o + "\n";
   for (const auto& n : request.name_expressions) key += n + "\n";

@@ -30,6 +30,7 @@ struct loaded_driver {
     bind(api.device_primary_ctx_retain, "cuDevicePrimaryCtxRetain");
     bind(api.ctx_get_current, "cuCtxGetCurrent");
     bind(api.ctx_set_current, "cuCtxSetCurrent");
+    bind(api.occupancy_max_active_blocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     api.func_get_param_info =
         reinterpret_cast<decltype(api.func_get_param_info)>(library.optional_symbol("cuFuncGetParamInfo"));
     check_driver_with(api, api.init(0), "cuInit");

@@ -27,6 +27,7 @@ struct driver_api {
   cu_result (*device_primary_ctx_retain)(cu_context*, cu_device);
   cu_result (*ctx_get_current)(cu_context*);
   cu_result (*ctx_set_current)(cu_context);
+  cu_result (*occupancy_max_active_blocks)(int*, cu_function, int, std::size_t);
   /// cuFuncGetParamInfo (drivers of CUDA 12.4 and later); null on older drivers.
   cu_result (*func_get_param_info)(cu_function, std::size_t, std::size_t*, std::size_t*);
 };

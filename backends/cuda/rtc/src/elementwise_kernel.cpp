@@ -19,7 +19,6 @@ namespace ufunc::cuda {
 
 namespace {
 
-constexpr int block_threads = 256;
 constexpr std::size_t dim_buckets = std::size(rtc::elementwise_dims);
 
 // One dtype combination: its source, and on each device it ran on, the instantiations (a
@@ -31,8 +30,7 @@ struct compiled_loop {
   std::vector<std::string> options;
 
   struct on_device {
-    int architecture = 0;  // 0 until the device's attributes are read
-    int multiprocessors = 1;
+    int architecture = 0;  // 0 until the device's architecture is read
     std::array<rtc::detail::cu_function, 2 * dim_buckets> functions{};
   };
   std::mutex mutex;
@@ -55,21 +53,13 @@ struct raw_parameter {
 };
 static_assert(sizeof(raw_parameter) == 8 * (3 + 64 + 64));
 
-struct loaded_function {
-  rtc::detail::cu_function function;
-  int multiprocessors;
-};
-
 // Instantiation `which` (elementwise_program::name_expressions' order) of `loop` on device
 // `ordinal`, the call's device, whose primary context the cuda backend has made current.
-loaded_function function_on_device(compiled_loop& loop, int ordinal, std::size_t which) {
+rtc::detail::cu_function function_on_device(compiled_loop& loop, int ordinal, std::size_t which) {
   const std::lock_guard<std::mutex> lock(loop.mutex);
   auto& d = loop.devices[ordinal];
-  if (d.functions[which] != nullptr) return {d.functions[which], d.multiprocessors};
-  if (d.architecture == 0) {
-    d.architecture = rtc::detail::architecture_of(ordinal);
-    d.multiprocessors = rtc::detail::device_attribute(ordinal, rtc::detail::attribute_multiprocessor_count);
-  }
+  if (d.functions[which] != nullptr) return d.functions[which];
+  if (d.architecture == 0) d.architecture = rtc::detail::architecture_of(ordinal);
   rtc::compile_request request;
   request.source = loop.program.source;
   request.name = loop.name + ".cu";
@@ -85,7 +75,7 @@ loaded_function function_on_device(compiled_loop& loop, int ordinal, std::size_t
   rtc::detail::cu_function function = nullptr;
   rtc::detail::check_driver(cu.module_get_function(&function, module, names.front().c_str()), "cuModuleGetFunction");
   d.functions[which] = function;
-  return {function, d.multiprocessors};
+  return function;
 }
 
 // device_loop_fn: the cuda backend has made the call's device current (its primary
@@ -95,11 +85,15 @@ void launch(const device_call& c, const void* data) {
   auto& loop = *const_cast<compiled_loop*>(static_cast<const compiled_loop*>(data));
   std::size_t bucket = 0;
   while (rtc::elementwise_dims[bucket] < c.ndim) ++bucket;
-  const auto d = function_on_device(loop, c.device, (c.has_where ? dim_buckets : 0) + bucket);
+  const auto function = function_on_device(loop, c.device, (c.has_where ? dim_buckets : 0) + bucket);
   const int nd = rtc::elementwise_dims[bucket];
   const int operands = c.nin + c.nout + (c.has_where ? 1 : 0);
-  // _ufunc::call<ND, B>: size, shape[ND], strides[B][ND], base[B], all 8-byte words.
-  std::vector<long long> words(static_cast<std::size_t>(1 + nd + operands * nd + operands), 0);
+  // _ufunc::call<ND, B>: size, shape[ND], strides[B][ND], base[B], all 8-byte words; on the
+  // stack for the small instantiations (a call's host time is the launch's at small sizes).
+  const auto count = static_cast<std::size_t>(1 + nd + operands * nd + operands);
+  long long small_words[64] = {};
+  std::vector<long long> large_words(count > std::size(small_words) ? count : 0, 0);
+  long long* const words = large_words.empty() ? small_words : large_words.data();
   words[0] = c.size;
   for (int k = 0; k < nd; ++k) words[std::size_t(1 + k)] = k < c.ndim ? c.shape[k] : 1;
   for (int a = 0; a < operands; ++a)
@@ -108,10 +102,13 @@ void launch(const device_call& c, const void* data) {
     static_assert(sizeof(long long) == sizeof(std::byte*));
     std::memcpy(&words[std::size_t(1 + nd + operands * nd + a)], &c.base[a], sizeof(std::byte*));
   }
+  void* call_only[] = {words};
+  void** kernel_params = call_only;
   std::vector<raw_parameter> raws;
-  std::vector<void*> params{words.data()};
+  std::vector<void*> params;  // with the raw arrays' parameters
   if (current_raw_arrays != nullptr) {
     raws.reserve(current_raw_arrays->size());
+    params.push_back(words);
     for (const array& r : *current_raw_arrays) {
       if (r.device() != device::cuda(c.device))
         throw target_error("elementwise_kernel '" + loop.name + "': a raw array is on " + r.device().str() +
@@ -127,12 +124,17 @@ void launch(const device_call& c, const void* data) {
       raws.push_back(p);
     }
     for (auto& r : raws) params.push_back(&r);
+    kernel_params = params.data();
   }
-  const long long blocks =
-      std::min<long long>((c.size + block_threads - 1) / block_threads, static_cast<long long>(d.multiprocessors) * 32);
+  // One tile per block (the generated kernel has no grid-stride loop).
+  constexpr long long tile = rtc::elementwise_block_threads * rtc::elementwise_items_per_thread;
+  const long long blocks = (c.size + tile - 1) / tile;
+  if (blocks > 0x7fffffffLL)
+    throw value_error("elementwise_kernel '" + loop.name + "': " + std::to_string(c.size) +
+                      " elements are more than one launch takes (" + std::to_string(0x7fffffffLL * tile) + ")");
   const auto& cu = rtc::detail::driver();
-  rtc::detail::check_driver(cu.launch_kernel(d.function, static_cast<unsigned>(blocks), 1, 1, block_threads, 1, 1, 0,
-                                             c.stream, params.data(), nullptr),
+  rtc::detail::check_driver(cu.launch_kernel(function, static_cast<unsigned>(blocks), 1, 1,
+                                             rtc::elementwise_block_threads, 1, 1, 0, c.stream, kernel_params, nullptr),
                             "cuLaunchKernel");
 }
 

@@ -115,39 +115,78 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
   std::ostringstream s;
   s << prelude_head << type_prelude(p, bound);
   if (!preamble.empty()) s << preamble << "\n";
-  // The mask is one more broadcast operand (B + 1) where WHERE is on.
+  // The mask is one more broadcast operand (B + 1) where WHERE is on. Each block takes a tile
+  // of block_threads * items_per_thread elements, each thread items_per_thread of them a block
+  // apart: every input of the thread's items is loaded before the first body runs, so that
+  // the loads are in flight together (the built-in contiguous kernel's plan). Reading ahead
+  // is safe: the library's overlap check gives the kernel outputs that are either its inputs'
+  // own elements or disjoint from them.
+  const int items = elementwise_items_per_thread;
+  const int threads = elementwise_block_threads;
   s << "template <int ND, bool WHERE>\n"
-    << "__global__ void _ufunc_elementwise(const _ufunc::call<ND, " << b << " + (WHERE ? 1 : 0)> _c";
+    << "__global__ void __launch_bounds__(" << threads << ") _ufunc_elementwise(const _ufunc::call<ND, " << b
+    << " + (WHERE ? 1 : 0)> _c";
   for (const auto& param : p.params)
     if (param.raw)
       s << ", const _ufunc::raw<" << device_type_name(parameter_type(p, int(&param - p.params.data()), bound)) << "> "
         << param.name;
   s << ") {\n"
+    << "  constexpr int _ops = " << b << " + (WHERE ? 1 : 0);\n"
     << "  const _ufunc::index _ind{_c.size};\n"
-    << "  const long long _step = (long long)blockDim.x * gridDim.x;\n"
-    << "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < _c.size; i += _step) {\n"
-    << "    long long _off[" << b << " + (WHERE ? 1 : 0)] = {};\n"
-    << "    long long _rest = i;\n"
+    << "  const long long _first = (long long)blockIdx.x * " << threads * items << " + threadIdx.x;\n"
+    << "  long long _off[" << items << "][_ops];\n"
+    << "  bool _on[" << items << "];\n";
+  int operand = 0;
+  for (int k = 0; k < nparams; ++k) {
+    const auto& param = p.params[static_cast<std::size_t>(k)];
+    if (param.raw) continue;
+    if (!param.output)
+      s << "  " << device_type_name(parameter_type(p, k, bound)) << " _in" << operand << "[" << items << "];\n";
+    ++operand;
+  }
+  s << "#pragma unroll\n"
+    << "  for (int _u = 0; _u < " << items << "; ++_u) {\n"
+    << "    long long _rest = _first + _u * " << threads << ";\n"
+    << "    _on[_u] = _rest < _c.size;\n"
+    << "    if (!_on[_u]) break;\n"
+    << "    for (int _a = 0; _a < _ops; ++_a) _off[_u][_a] = 0;\n"
     << "    for (int _d = 0; _d < ND; ++_d) {\n"
     << "      const long long _k = ND == 1 ? _rest : _rest % _c.shape[_d];\n"
     << "      _rest = ND == 1 ? 0 : _rest / _c.shape[_d];\n"
-    << "      for (int _a = 0; _a < " << b << " + (WHERE ? 1 : 0); ++_a) _off[_a] += _k * _c.strides[_a][_d];\n"
+    << "      for (int _a = 0; _a < _ops; ++_a) _off[_u][_a] += _k * _c.strides[_a][_d];\n"
     << "    }\n"
-    << "    if (WHERE && !*reinterpret_cast<const bool*>(_c.base[" << b << "] + _off[" << b << "])) continue;\n";
-  int operand = 0;
+    << "    if (WHERE) _on[_u] = *reinterpret_cast<const bool*>(_c.base[" << b << "] + _off[_u][" << b << "]);\n"
+    << "    if (!_on[_u]) continue;\n";
+  operand = 0;
+  for (int k = 0; k < nparams; ++k) {
+    const auto& param = p.params[static_cast<std::size_t>(k)];
+    if (param.raw) continue;
+    const auto type = device_type_name(parameter_type(p, k, bound));
+    if (!param.output)
+      s << "    _in" << operand << "[_u] = *reinterpret_cast<const " << type << "*>(_c.base[" << operand
+        << "] + _off[_u][" << operand << "]);\n";
+    ++operand;
+  }
+  s << "  }\n"
+    << "#pragma unroll\n"
+    << "  for (int _u = 0; _u < " << items << "; ++_u) {\n"
+    << "    if (_first + _u * " << threads << " >= _c.size) break;\n"
+    << "    if (!_on[_u]) continue;\n"
+    << "    const long long i = _first + _u * " << threads << ";\n";
+  operand = 0;
   for (int k = 0; k < nparams; ++k) {
     const auto& param = p.params[static_cast<std::size_t>(k)];
     if (param.raw) continue;
     const auto type = device_type_name(parameter_type(p, k, bound));
     if (param.output)
       s << "    " << type << "& " << param.name << " = *reinterpret_cast<" << type << "*>(_c.base[" << operand
-        << "] + _off[" << operand << "]);\n";
+        << "] + _off[_u][" << operand << "]);\n";
     else
-      s << "    const " << type << " " << param.name << " = *reinterpret_cast<const " << type << "*>(_c.base["
-        << operand << "] + _off[" << operand << "]);\n";
+      s << "    const " << type << " " << param.name << " = _in" << operand << "[_u];\n";
     ++operand;
   }
-  s << "    (void)_ind;\n"
+  s << "    (void)i;\n"
+    << "    (void)_ind;\n"
     << "#line 1 \"" << name << "\"\n"
     << body << "\n"
     << "  }\n"

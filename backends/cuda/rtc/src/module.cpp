@@ -62,6 +62,44 @@ kernel module::function(std::string_view name) const {
   return kernel(state_, std::string(name));
 }
 
+void* kernel::loaded(int ordinal) const {
+  auto& st = *const_cast<module::state*>(static_cast<const module::state*>(state_.get()));
+  rtc::detail::make_primary_context_current(ordinal);
+  const auto& cu = rtc::detail::driver();
+  const std::lock_guard<std::mutex> lock(st.mutex);
+  auto& d = st.devices[ordinal];
+  if (d.module == nullptr) {
+    const auto entry = st.compiled(rtc::detail::architecture_of(ordinal));
+    auto [lowered, cubin] = rtc::detail::unpack(*entry);
+    rtc::detail::check_driver(cu.module_load_data(&d.module, cubin.data()), "cuModuleLoadData");
+    d.lowered = std::move(lowered);
+  }
+  auto it = d.functions.find(name_);
+  if (it == d.functions.end()) {
+    std::string symbol = name_;
+    const auto& exprs = st.options.name_expressions;
+    if (const auto e = std::find(exprs.begin(), exprs.end(), name_); e != exprs.end())
+      symbol = d.lowered[static_cast<std::size_t>(e - exprs.begin())];
+    rtc::detail::cu_function f = nullptr;
+    const auto r = cu.module_get_function(&f, d.module, symbol.c_str());
+    if (r != 0)
+      throw value_error("kernel '" + name_ + "' of module '" + st.options.name +
+                        "': the module has no kernel of that name (extern \"C\" kernels by their name, "
+                        "templates through module_options::name_expressions)");
+    it = d.functions.emplace(name_, f).first;
+  }
+  return it->second;
+}
+
+int kernel::max_active_blocks_per_multiprocessor(unsigned block_threads, std::size_t shared_bytes, int device) const {
+  const auto function = static_cast<rtc::detail::cu_function>(loaded(device));
+  int blocks = 0;
+  rtc::detail::check_driver(rtc::detail::driver().occupancy_max_active_blocks(
+                                &blocks, function, static_cast<int>(block_threads), shared_bytes),
+                            "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return blocks;
+}
+
 void kernel::launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument> args,
                     const launch_options& options) const {
   auto& st = *const_cast<module::state*>(static_cast<const module::state*>(state_.get()));
@@ -81,34 +119,8 @@ void kernel::launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument
                          ", the launch on cuda:" + std::to_string(ordinal) + " (kernels take device arrays)");
     ++k;
   }
-  rtc::detail::make_primary_context_current(ordinal);
   const auto& cu = rtc::detail::driver();
-  rtc::detail::cu_function function = nullptr;
-  {
-    const std::lock_guard<std::mutex> lock(st.mutex);
-    auto& d = st.devices[ordinal];
-    if (d.module == nullptr) {
-      const auto entry = st.compiled(rtc::detail::architecture_of(ordinal));
-      auto [lowered, cubin] = rtc::detail::unpack(*entry);
-      rtc::detail::check_driver(cu.module_load_data(&d.module, cubin.data()), "cuModuleLoadData");
-      d.lowered = std::move(lowered);
-    }
-    auto it = d.functions.find(name_);
-    if (it == d.functions.end()) {
-      std::string symbol = name_;
-      const auto& exprs = st.options.name_expressions;
-      if (const auto e = std::find(exprs.begin(), exprs.end(), name_); e != exprs.end())
-        symbol = d.lowered[static_cast<std::size_t>(e - exprs.begin())];
-      rtc::detail::cu_function f = nullptr;
-      const auto r = cu.module_get_function(&f, d.module, symbol.c_str());
-      if (r != 0)
-        throw value_error(who +
-                          ": the module has no kernel of that name (extern \"C\" kernels by their name, "
-                          "templates through module_options::name_expressions)");
-      it = d.functions.emplace(name_, f).first;
-    }
-    function = it->second;
-  }
+  const auto function = static_cast<rtc::detail::cu_function>(loaded(ordinal));
   // The arguments against the kernel's parameters, where the driver can tell them.
   std::vector<kernel_argument> values(args);
   if (cu.func_get_param_info != nullptr) {

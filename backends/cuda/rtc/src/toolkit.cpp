@@ -37,14 +37,32 @@ std::vector<std::string> toolkit_include_options() {
   return {};
 }
 
-shared_library::shared_library(const std::vector<std::string>& names, const char* what) {
-  std::vector<std::string> candidates = names;
+namespace {
+
+std::vector<std::string> library_candidates(const std::vector<std::string>& names) {
+  std::vector<std::string> candidates;
   for (const auto& root : toolkit_roots())
     for (const char* lib : {"/lib64/", "/lib/", "/targets/x86_64-linux/lib/"})
       for (const auto& name : names) candidates.push_back(root + lib + name);
+  return candidates;
+}
+
+}  // namespace
+
+std::optional<std::string> toolkit_library_file(const std::vector<std::string>& names) {
+  for (const auto& path : library_candidates(names))
+    if (exists(path)) return path;
+  return std::nullopt;
+}
+
+shared_library::shared_library(const std::vector<std::string>& names, const char* what) {
+  std::vector<std::string> candidates = library_candidates(names);
+  candidates.insert(candidates.end(), names.begin(), names.end());
   std::string tried;
   for (const auto& path : candidates) {
-    handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // Lazy binding: the functions used are bound by name (symbol()), and resolving all of a
+    // large library's symbols up front cost NVRTC's first use a millisecond more.
+    handle_ = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
     if (handle_ != nullptr) {
       path_ = path;
       return;

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,16 @@ namespace ufunc::cuda::rtc::detail {
 /// first root that has cuda_runtime.h; empty if none has.
 [[nodiscard]] std::vector<std::string> toolkit_include_options();
 
+/// The file of the first of `names` under a toolkit root's lib64, lib or targets folder,
+/// without loading it; nullopt where no root has one. shared_library loads this file first.
+[[nodiscard]] std::optional<std::string> toolkit_library_file(const std::vector<std::string>& names);
+
 /// A shared library opened with dlopen, closed never (its functions stay in use).
 class shared_library {
  public:
-  /// Tries each name as given (the loader's search path), then under each root's lib64
-  /// and lib folders. Throws target_error listing what was tried and the loader's errors.
+  /// Tries each name under each root's lib64, lib and targets folders (the toolkit whose
+  /// headers NVRTC is given), then as given (the loader's search path). Throws target_error
+  /// listing what was tried and the loader's errors.
   shared_library(const std::vector<std::string>& names, const char* what);
   /// The address of `symbol`; target_error if it is missing.
   [[nodiscard]] void* symbol(const char* name) const;

@@ -50,8 +50,14 @@ struct compile_result {
 [[nodiscard]] compile_result compile(const compile_request& r);
 
 /// NVRTC's version as major * 1000 + minor * 10 (13000 for 13.0); target_error where it
-/// cannot be loaded. Part of every kernel cache key.
+/// cannot be loaded.
 [[nodiscard]] int nvrtc_version();
+
+/// What identifies the NVRTC that compile() uses, part of every kernel cache key: the
+/// toolkit's libnvrtc file with its size and modification time, found without loading it
+/// (so that a disk cache hit does not load NVRTC), or NVRTC's version where the library
+/// comes from the loader's search path.
+[[nodiscard]] std::string compiler_identity();
 
 /// Whether NVRTC can be loaded here (tests that compile skip themselves otherwise).
 [[nodiscard]] bool nvrtc_available() noexcept;

@@ -1,5 +1,5 @@
 // The CUDA source of an elementwise kernel: the body of a ufunc::cuda::elementwise_kernel
-// placed in a grid-stride loop over the broadcast operands, one instantiation per
+// run over tiles of the broadcast operands, one instantiation per
 // dimension count and mask, for NVRTC (compiler.hpp).
 //
 //   auto p = parse_parameters("T x, T y", "T z");
@@ -21,6 +21,11 @@ namespace ufunc::cuda::rtc {
 /// The dimension counts a kernel is instantiated for: a call whose coalesced iteration
 /// has ndim dimensions runs the first instantiation with at least that many.
 inline constexpr int elementwise_dims[] = {1, 2, 3, 64};
+
+/// A generated kernel's block: elementwise_block_threads threads, each taking
+/// elementwise_items_per_thread elements (a block's tile is their product).
+inline constexpr int elementwise_block_threads = 256;
+inline constexpr int elementwise_items_per_thread = 4;
 
 /// The launch ABI of a generated kernel (what the launcher passes, by value, in order):
 ///   1. `_ufunc::call<ND, B>`: { long long size; long long shape[ND]; long long strides[B][ND];

@@ -107,10 +107,20 @@ class kernel {
   /// Launches the kernel on `grid` x `block` threads with `args` (checked first).
   void launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument> args,
               const launch_options& options = {}) const;
+  /// How many blocks of `block_threads` threads (and `shared_bytes` of dynamic shared
+  /// memory) fit on one multiprocessor of `device` at once, as
+  /// cudaOccupancyMaxActiveBlocksPerMultiprocessor: a grid of that many per multiprocessor
+  /// runs in one wave. Compiles and loads the kernel as its first launch would.
+  ///
+  ///     const int per_sm = k.max_active_blocks_per_multiprocessor(256);
+  [[nodiscard]] int max_active_blocks_per_multiprocessor(unsigned block_threads, std::size_t shared_bytes = 0,
+                                                         int device = 0) const;
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
 
  private:
   friend class module;
+  // The kernel loaded on device `ordinal` (whose primary context is made current).
+  [[nodiscard]] void* loaded(int ordinal) const;
   kernel(std::shared_ptr<const void> state, std::string name) : state_(std::move(state)), name_(std::move(name)) {}
   std::shared_ptr<const void> state_;
   std::string name_;
