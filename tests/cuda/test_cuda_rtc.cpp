@@ -130,6 +130,39 @@ TEST_CASE("rtc: hyp with broadcasting, strides, out=, where= and 5 dimensions") 
   CHECK(hyp(x, y).device().is_host());
 }
 
+TEST_CASE("rtc: errstate applies to a kernel's results by the rule of every user functor on cuda") {
+  ufunc::cuda::elementwise_kernel mul("T x, T y", "T z", "z = x * y;", "rtc_errstate_mul");
+  ufunc::cuda::elementwise_kernel root("T x", "T z", "z = sqrt(x);", "rtc_errstate_sqrt");
+  const auto big = ufunc::to_device(ufunc::full<float>({1000}, 1e30f));
+  const auto negative = ufunc::to_device(ufunc::full<double>({3}, -1.0));
+  const auto mask = ufunc::to_device(ufunc::array::zeros({1000}, ufunc::bool_));
+  auto out = ufunc::to_device(ufunc::array::zeros({1000}, ufunc::float32));
+  {
+    ufunc::errstate guard({.over = ufunc::fp_policy::raise, .invalid = ufunc::fp_policy::raise});
+    try {
+      (void)mul(big, big);
+      FAIL("1e30f * 1e30f under overflow='raise' did not throw");
+    } catch (const ufunc::floating_point_error& e) {
+      CHECK(e.flag() == static_cast<unsigned>(ufunc::fp_flag::overflow));
+    }
+    try {
+      (void)root(negative);
+      FAIL("sqrt(-1) under invalid='raise' did not throw");
+    } catch (const ufunc::floating_point_error& e) {
+      CHECK(e.flag() == static_cast<unsigned>(ufunc::fp_flag::invalid));
+    }
+    // Masked-out elements raise nothing; infinite inputs excuse an infinite result.
+    CHECK_NOTHROW(mul(big, big, {.out = {out}, .where = mask}));
+    const auto inf = ufunc::to_device(ufunc::full<float>({4}, std::numeric_limits<float>::infinity()));
+    CHECK_NOTHROW(mul(inf, inf));
+    CHECK_NOTHROW(mul(big, ufunc::to_device(ufunc::full<float>({1000}, 2.0f))));
+  }
+  {
+    ufunc::errstate guard({.all = ufunc::fp_policy::ignore});
+    CHECK(std::isinf(ufunc::to_host(mul(big, big)).to_vector<float>()[999]));
+  }
+}
+
 TEST_CASE("rtc: raw inputs are indexed by the body with a flat C-order index") {
   ufunc::cuda::elementwise_kernel lookup("T x, raw U table", "T z", "z = x + (T)table[i % table.size()];", "lookup");
   const auto x = ufunc_test::sample_array<float>(1000, 8);

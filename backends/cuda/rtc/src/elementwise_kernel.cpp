@@ -102,13 +102,17 @@ void launch(const device_call& c, const void* data) {
     static_assert(sizeof(long long) == sizeof(std::byte*));
     std::memcpy(&words[std::size_t(1 + nd + operands * nd + a)], &c.base[a], sizeof(std::byte*));
   }
-  void* call_only[] = {words};
+  // _ufunc::fp_sink: the call's device_fp_sink as it is (null flags: errstate ignores all).
+  static_assert(sizeof(device_fp_sink) == 3 * sizeof(long long));
+  device_fp_sink fp = c.fp;
+  void* call_only[] = {words, &fp};
   void** kernel_params = call_only;
   std::vector<raw_parameter> raws;
   std::vector<void*> params;  // with the raw arrays' parameters
   if (current_raw_arrays != nullptr) {
     raws.reserve(current_raw_arrays->size());
     params.push_back(words);
+    params.push_back(&fp);
     for (const array& r : *current_raw_arrays) {
       if (r.device() != device::cuda(c.device))
         throw target_error("elementwise_kernel '" + loop.name + "': a raw array is on " + r.device().str() +

@@ -42,6 +42,46 @@ struct index {
   long long n;
   __device__ long long size() const { return n; }
 };
+// Floating-point flags as the library's device loops gather them for user functors (the
+// generic rule of backends/cuda/fp_flags.hpp): invalid where a result is NaN and no input
+// is, overflow where a result is infinite and no input is. fp_sink is ufunc's
+// device_fp_sink; report() its report_fp: a compare-and-swap on the tag word, then a byte
+// per new kind in the host-visible slot.
+struct fp_sink {
+  unsigned long long* flags;
+  unsigned long long* tag;
+  unsigned long long seq;
+};
+template <class T>
+__device__ __forceinline__ bool nan_of(const T&) { return false; }
+template <class T>
+__device__ __forceinline__ bool inf_of(const T&) { return false; }
+__device__ __forceinline__ bool nan_of(float v) { return isnan(v); }
+__device__ __forceinline__ bool nan_of(double v) { return isnan(v); }
+__device__ __forceinline__ bool inf_of(float v) { return isinf(v); }
+__device__ __forceinline__ bool inf_of(double v) { return isinf(v); }
+__device__ __forceinline__ void report(const fp_sink& s, unsigned flags) {
+  if (flags == 0) return;
+  unsigned long long old = *reinterpret_cast<volatile unsigned long long*>(s.tag);
+  for (;;) {
+    const unsigned have = (old >> 8) == s.seq ? static_cast<unsigned>(old & 0xffu) : 0u;
+    if ((have | flags) == have) return;
+    const unsigned long long seen = atomicCAS(s.tag, old, (s.seq << 8) | have | flags);
+    if (seen == old) {
+      const unsigned added = flags & ~have;
+      volatile unsigned char* bytes = reinterpret_cast<volatile unsigned char*>(s.flags);
+      for (int kind = 0; kind < 8; ++kind)
+        if (added & (1u << kind)) bytes[kind] = 1;
+      return;
+    }
+    old = seen;
+  }
+}
+// Every lane of the warp calls it.
+__device__ __forceinline__ void report_warp(const fp_sink& s, unsigned flags) {
+  for (int lane = 16; lane > 0; lane /= 2) flags |= __shfl_xor_sync(0xffffffffu, flags, lane);
+  if ((threadIdx.x & 31u) == 0) report(s, flags);
+}
 }  // namespace _ufunc
 )";
 
@@ -49,6 +89,10 @@ constexpr std::string_view complex_types = R"(#include <cuda/std/complex>
 namespace _ufunc {
 using complex64 = cuda::std::complex<float>;
 using complex128 = cuda::std::complex<double>;
+__device__ __forceinline__ bool nan_of(const complex64& v) { return isnan(v.real()) || isnan(v.imag()); }
+__device__ __forceinline__ bool nan_of(const complex128& v) { return isnan(v.real()) || isnan(v.imag()); }
+__device__ __forceinline__ bool inf_of(const complex64& v) { return isinf(v.real()) || isinf(v.imag()); }
+__device__ __forceinline__ bool inf_of(const complex128& v) { return isinf(v.real()) || isinf(v.imag()); }
 }  // namespace _ufunc
 )";
 
@@ -125,7 +169,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
   const int threads = elementwise_block_threads;
   s << "template <int ND, bool WHERE>\n"
     << "__global__ void __launch_bounds__(" << threads << ") _ufunc_elementwise(const _ufunc::call<ND, " << b
-    << " + (WHERE ? 1 : 0)> _c";
+    << " + (WHERE ? 1 : 0)> _c, const _ufunc::fp_sink _fp";
   for (const auto& param : p.params)
     if (param.raw)
       s << ", const _ufunc::raw<" << device_type_name(parameter_type(p, int(&param - p.params.data()), bound)) << "> "
@@ -135,7 +179,8 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << "  const _ufunc::index _ind{_c.size};\n"
     << "  const long long _first = (long long)blockIdx.x * " << threads * items << " + threadIdx.x;\n"
     << "  long long _off[" << items << "][_ops];\n"
-    << "  bool _on[" << items << "];\n";
+    << "  bool _on[" << items << "];\n"
+    << "  unsigned _flags = 0;\n";
   int operand = 0;
   for (int k = 0; k < nparams; ++k) {
     const auto& param = p.params[static_cast<std::size_t>(k)];
@@ -185,11 +230,30 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
       s << "    const " << type << " " << param.name << " = _in" << operand << "[_u];\n";
     ++operand;
   }
+  // The flags of the element's results, where errstate asks for them (_fp.flags set).
+  std::string out_nan, out_inf, in_nan, in_inf;
+  for (int k = 0; k < nparams; ++k) {
+    const auto& param = p.params[static_cast<std::size_t>(k)];
+    if (param.raw) continue;
+    auto& n = param.output ? out_nan : in_nan;
+    auto& f = param.output ? out_inf : in_inf;
+    n += (n.empty() ? "" : " || ") + std::string("_ufunc::nan_of(") + param.name + ")";
+    f += (f.empty() ? "" : " || ") + std::string("_ufunc::inf_of(") + param.name + ")";
+  }
   s << "    (void)i;\n"
     << "    (void)_ind;\n"
+    << "    {\n"
     << "#line 1 \"" << name << "\"\n"
     << body << "\n"
+    << "    }\n"
+    << "    if (_fp.flags) {\n"
+    << "      const bool _out_nan = " << (out_nan.empty() ? "false" : out_nan)
+    << ", _out_inf = " << (out_inf.empty() ? "false" : out_inf) << ";\n"
+    << "      if (_out_nan && !(" << (in_nan.empty() ? "false" : in_nan) << ")) _flags |= 8u;\n"
+    << "      if (_out_inf && !(" << (in_inf.empty() ? "false" : in_inf) << ")) _flags |= 2u;\n"
+    << "    }\n"
     << "  }\n"
+    << "  if (_fp.flags) _ufunc::report_warp(_fp, _flags);\n"
     << "}\n";
   out.source = s.str();
   for (bool where : {false, true})

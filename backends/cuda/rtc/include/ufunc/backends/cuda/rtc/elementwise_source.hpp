@@ -32,7 +32,12 @@ inline constexpr int elementwise_items_per_thread = 4;
 ///      char* base[B]; } over the B broadcast operands: the non-raw inputs, the non-raw
 ///      outputs, then the bool mask where the instantiation has one. Dimension 0 is the
 ///      innermost; strides are in bytes.
-///   2. one `_ufunc::raw<T>` per raw parameter, in declaration order:
+///   2. `_ufunc::fp_sink`: { unsigned long long* flags; unsigned long long* tag;
+///      unsigned long long seq; }, the call's device_fp_sink (core/device_call.hpp); where
+///      flags is set (errstate gathers), the kernel reports `invalid` for a NaN result of
+///      non-NaN inputs and `overflow` for an infinite result of finite inputs, the rule of
+///      every user functor on the cuda target.
+///   3. one `_ufunc::raw<T>` per raw parameter, in declaration order:
 ///      { char* data; long long size; int ndim; long long shape[64]; long long strides[64]; },
 ///      indexed by the body with a flat C-order index (x[k]).
 struct elementwise_program {
