@@ -1,7 +1,9 @@
 #include <ufunc/fusion/fused_core.hpp>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/error.hpp>
@@ -11,12 +13,21 @@
 namespace ufunc::fusion::detail {
 
 struct fused_core::state {
+  // A compiled graph and the ufunc that runs it: the fused ufunc itself for calls on arrays
+  // only (its types() lists them); for calls with scalar arguments, a ufunc of its own with
+  // that one loop, since its signature (the scalars' default dtypes) may equal that of a
+  // call with arrays in their place, whose nodes resolve differently.
+  struct compiled {
+    std::shared_ptr<const compiled_graph> graph;
+    function runs;
+  };
+
   mutable function f;  // a handle: adding a loop changes the shared table, not the handle
   tracer trace;
   std::shared_ptr<const void> functor;
   mutable std::mutex mutex;
-  // Per tuple of input dtypes (their indices): the graph, or the error compiling it gave.
-  mutable std::map<std::vector<int>, std::shared_ptr<const compiled_graph>> graphs;
+  // Per tuple of input dtypes and scalar kinds (key_of): the graph and the ufunc running it.
+  mutable std::map<std::vector<int>, compiled> graphs;
   mutable std::size_t traces = 0;
 
   state(std::string name, int nin, int nout, tracer t, std::shared_ptr<const void> fn)
@@ -28,9 +39,29 @@ struct fused_core::state {
                         std::to_string(given));
   }
 
-  std::shared_ptr<const compiled_graph> graph_for(std::span<const dtype> types) const {
+  // The key of a call: per input, its dtype's index, or for a C++ scalar its kind (and for
+  // an integer the integer dtypes its value fits, all that its resolution depends on).
+  static std::vector<int> key_of(std::span<const dtype> types, std::span<const std::optional<weak_scalar>> weak) {
     std::vector<int> key;
-    for (dtype t : types) key.push_back(t.index());
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (!weak[i]) {
+        key.push_back(types[i].index());
+        continue;
+      }
+      key.push_back(-1 - static_cast<int>(weak[i]->value_kind()));
+      int fits = 0, bit = 0;
+      for (dtype t : {int8, uint8, int16, uint16, int32, uint32, int64, uint64})
+        fits |= (weak[i]->fits(t) ? 1 : 0) << bit++;
+      key.push_back(fits);
+    }
+    return key;
+  }
+
+  compiled graph_for(std::span<const dtype> types, std::span<const std::optional<weak_scalar>> weak = {}) const {
+    std::vector<std::optional<weak_scalar>> none(types.size());
+    if (weak.empty()) weak = none;
+    const bool any_weak = std::any_of(weak.begin(), weak.end(), [](const auto& w) { return w.has_value(); });
+    const std::vector<int> key = key_of(types, weak);
     const std::lock_guard<std::mutex> lock(mutex);
     if (auto it = graphs.find(key); it != graphs.end()) return it->second;
     ++traces;
@@ -38,10 +69,11 @@ struct fused_core::state {
     if (static_cast<int>(outputs.size()) != f.nout())
       throw value_error("fuse '" + f.name() + "': the function returned " + std::to_string(outputs.size()) +
                         " outputs, then " + std::to_string(f.nout()));
-    auto g = compile_graph(outputs, types);
-    f.add_loop(g->loop(g));
-    graphs.emplace(key, g);
-    return g;
+    auto g = compile_graph(outputs, types, any_weak ? weak : std::span<const std::optional<weak_scalar>>{});
+    compiled c{g, any_weak ? function(f.name(), f.nin(), f.nout()) : f};
+    c.runs.add_loop(g->loop(g));
+    graphs.emplace(key, c);
+    return c;
   }
 };
 
@@ -55,22 +87,27 @@ std::vector<array> fused_core::call(std::span<const operand> inputs, const call_
     throw value_error("fuse '" + s.f.name() +
                       "': signature= and dtype= do not apply; each node's loop follows from "
                       "the dtypes flowing into it");
+  // A C++ scalar argument is weak, as in a call: it comes to the graph in its default
+  // dtype (bool, int64 or uint64, float64, complex128) and each node casts it.
   std::vector<dtype> types;
+  std::vector<std::optional<weak_scalar>> weak(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].is_scalar())
-      throw value_error("fuse '" + s.f.name() + "': input " + std::to_string(i) +
-                        " is a C++ scalar; use it inside the fused function (it stays weak there) or pass a 0-d array");
-    types.push_back(inputs[i].as_array().type());
+    if (inputs[i].is_scalar()) {
+      weak[i] = inputs[i].as_scalar();
+      types.push_back(weak[i]->default_dtype());
+    } else {
+      types.push_back(inputs[i].as_array().type());
+    }
   }
-  const auto g = s.graph_for(types);
+  const auto c = s.graph_for(types, weak);
   // A constant that overflows its loop's dtype is reported as a call reports such a scalar.
-  if (g->overflowing_constants() > 0 && ufunc::detail::fp_checks_enabled())
-    for (int k = 0; k < g->overflowing_constants(); ++k)
+  if (c.graph->overflowing_constants() > 0 && ufunc::detail::fp_checks_enabled())
+    for (int k = 0; k < c.graph->overflowing_constants(); ++k)
       ufunc::detail::fp_report("cast", static_cast<unsigned>(fp_flag::overflow));
   call_options o = options;
-  const std::string signature = g->types().str();
+  const std::string signature = c.graph->types().str();
   o.signature = signature;
-  return s.f.call(inputs, o);
+  return c.runs.call(inputs, o);
 }
 
 namespace {
@@ -125,7 +162,7 @@ std::vector<array> fused_core::call_unfused(std::span<const operand> inputs, con
 }
 
 std::string fused_core::explain(std::span<const dtype> input_types) const {
-  return state_->graph_for(input_types)->explain();
+  return state_->graph_for(input_types).graph->explain();
 }
 
 const function& fused_core::ufunc() const noexcept { return state_->f; }

@@ -109,7 +109,8 @@ std::string constant_bits(const weak_scalar& w) {
 
 class compiler {
  public:
-  compiler(plan& p, std::span<const dtype> input_types) : p_(p), input_types_(input_types) {}
+  compiler(plan& p, std::span<const dtype> input_types, std::span<const std::optional<weak_scalar>> weak_inputs)
+      : p_(p), input_types_(input_types), weak_inputs_(weak_inputs) {}
 
   // The slot of a value that is not a bare constant.
   int value(const expr& e) {
@@ -145,7 +146,10 @@ class compiler {
         operands.emplace_back(*a.value);
       } else {
         arg_slots[std::size_t(i)] = value(site.args[std::size_t(i)]);
-        operands.emplace_back(array::empty({0}, p_.slots[std::size_t(arg_slots[std::size_t(i)])].type));
+        if (const weak_scalar* w = weak_input(a))
+          operands.emplace_back(*w);  // a scalar argument of the fused call: weak, as in a call
+        else
+          operands.emplace_back(array::empty({0}, p_.slots[std::size_t(arg_slots[std::size_t(i)])].type));
       }
     }
     // The same ufunc on the same values is computed once (the Black-Scholes example traces
@@ -199,8 +203,16 @@ class compiler {
     return calls_[&site] = p_.steps.back().outputs;
   }
 
+  // Input k of the fused call is a C++ scalar: weak where a node resolves its loop.
+  [[nodiscard]] const weak_scalar* weak_input(const node& a) const {
+    if (a.what != node::kind::input || weak_inputs_.empty()) return nullptr;
+    const auto& w = weak_inputs_[std::size_t(a.index)];
+    return w ? &*w : nullptr;
+  }
+
   plan& p_;
   std::span<const dtype> input_types_;
+  std::span<const std::optional<weak_scalar>> weak_inputs_;
   std::map<int, int> inputs_;
   std::map<const call_site*, std::vector<int>> calls_;
   std::map<std::string, std::vector<int>> same_calls_;  // by ufunc and argument values
@@ -375,14 +387,18 @@ void share_scratch(plan& p) {
 
 }  // namespace
 
-std::shared_ptr<const compiled_graph> compile_graph(std::span<const expr> outputs, std::span<const dtype> input_types) {
+std::shared_ptr<const compiled_graph> compile_graph(std::span<const expr> outputs, std::span<const dtype> input_types,
+                                                    std::span<const std::optional<weak_scalar>> weak_inputs) {
   if (outputs.empty()) throw value_error("fuse: the fused function returns nothing");
   if (input_types.empty()) throw value_error("fuse: a fused function takes at least one input");
   if (input_types.size() + outputs.size() > std::size_t(max_operands))
     throw value_error("fuse: " + std::to_string(input_types.size() + outputs.size()) + " inputs and outputs; at most " +
                       std::to_string(max_operands));
   auto p = std::make_unique<plan>();
-  compiler c(*p, input_types);
+  if (!weak_inputs.empty() && weak_inputs.size() != input_types.size())
+    throw value_error("fuse: " + std::to_string(weak_inputs.size()) + " weak inputs for " +
+                      std::to_string(input_types.size()) + " inputs");
+  compiler c(*p, input_types, weak_inputs);
   for (const auto& e : outputs) p->outputs.push_back(c.value(e));
   p->types.resize(static_cast<int>(input_types.size()), static_cast<int>(outputs.size()));
   for (std::size_t i = 0; i < input_types.size(); ++i) p->types.set(static_cast<int>(i), input_types[i]);

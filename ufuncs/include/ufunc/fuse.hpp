@@ -16,9 +16,12 @@
 // node through ufunc::fusion::apply(f, {args...}). Returning a std::tuple of exprs gives
 // several outputs. A function is traced and compiled once per tuple of input dtypes.
 //
+// C++ scalars passed to the fused call are weak as in a call (axpy(2.5, x_f32, y_f32) is
+// float32): traced once per scalar kind (and, for an integer, the set of dtypes its value
+// fits), then any value of that kind runs the same graph.
+//
 // What is not fused yet (issue 19): the cuda target (a call there raises target_error:
-// the fused loop is host code), a reduction at the end, scalar arguments to the fused
-// call (pass them inside the function, or as 0-d arrays). Floating-point errors reach
+// the fused loop is host code), a reduction at the end. Floating-point errors reach
 // errstate under the fused ufunc's name ("overflow encountered in hyp"), not the node's.
 #pragma once
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -23,11 +24,17 @@ namespace ufunc::fusion {
 class compiled_graph;
 
 /// Compiles `outputs` (exprs traced over inputs 0..input_types.size()-1) for those input
-/// dtypes. Throws the error the unfused chain would raise first (no_loop_error naming the
-/// node's ufunc and the dtypes flowing into it, overflow_error for a weak integer that
-/// does not fit), and value_error for an output that is a constant.
-[[nodiscard]] std::shared_ptr<const compiled_graph> compile_graph(std::span<const expr> outputs,
-                                                                  std::span<const dtype> input_types);
+/// dtypes. Where weak_inputs[k] holds a value, input k is a C++ scalar passed to the fused
+/// call: nodes resolve their loops with it as a weak scalar (NEP 50), as a call does, and it
+/// reaches the graph as input_types[k] (its default dtype), cast to each node's loop dtype.
+/// The resolution depends on the scalar's kind and, for an integer, on which dtypes its
+/// value fits: equal for every value that fits the same ones. Throws the error the unfused
+/// chain would raise first (no_loop_error naming the node's ufunc and the dtypes flowing
+/// into it, overflow_error for a weak integer that does not fit), and value_error for an
+/// output that is a constant.
+[[nodiscard]] std::shared_ptr<const compiled_graph> compile_graph(
+    std::span<const expr> outputs, std::span<const dtype> input_types,
+    std::span<const std::optional<weak_scalar>> weak_inputs = {});
 
 class compiled_graph {
  public:
