@@ -1,8 +1,9 @@
 // The Black-Scholes formula of Numba's and CuPy's examples as one fused ufunc: call and
 // put prices of options from the stock price S, strike X and time T, with the riskless
-// rate r and volatility v as scalars. Written once with ufunc's operators and built-in
-// ufuncs, traced, and run as one pass over memory (no temporaries of the arrays' size);
-// the results equal the same calls made one by one, bit for bit.
+// rate R and volatility V passed as scalars (weak, as in a call). Written once with ufunc's
+// operators and built-in ufuncs, traced, and run as one pass over memory (no temporaries of
+// the arrays' size); the results equal the same calls made one by one, bit for bit. Then a
+// fused function that ends in a reduction (cupy.fuse's): the mean call price.
 //
 //   def cnd(d): K = 1 / (1 + 0.2316419 * abs(d)); ret = RSQRT2PI * exp(-0.5 * d * d) * (K * (A1 + K * ...))
 //               return np.where(d > 0, 1 - ret, ret)
@@ -21,7 +22,7 @@
 
 namespace {
 
-constexpr double r = 0.02, v = 0.30;
+constexpr double riskless_rate = 0.02, volatility = 0.30;
 
 // The cumulative normal distribution (Abramowitz-Stegun, as in the Numba example) on
 // symbolic arguments.
@@ -34,8 +35,8 @@ auto cnd(const D& d) {
   return ufunc::where(d > 0.0, 1.0 - ret, ret);
 }
 
-template <class A>
-auto black_scholes(const A& s, const A& x, const A& t) {
+template <class A, class B>
+auto black_scholes(const A& s, const A& x, const A& t, const B& r, const B& v) {
   const auto sqrt_t = ufunc::sqrt(t);
   const auto d1 = (ufunc::log(s / x) + (r + 0.5 * v * v) * t) / (v * sqrt_t);
   const auto d2 = d1 - v * sqrt_t;
@@ -54,7 +55,8 @@ int main() try {
   std::uniform_real_distribution<double> price(5, 30), strike(1, 100), years(0.25, 10);
   for (std::int64_t i = 0; i < n; ++i) s.data()[i] = price(gen), x.data()[i] = strike(gen), t.data()[i] = years(gen);
 
-  auto fused = ufunc::fuse([](auto S, auto X, auto T) { return black_scholes(S, X, T); }, "black_scholes");
+  auto fused =
+      ufunc::fuse([](auto S, auto X, auto T, auto R, auto V) { return black_scholes(S, X, T, R, V); }, "black_scholes");
   // Fused loops are host code so far (issue 19): where the preset's target is the GPU, the
   // example runs on the host's best target and says so.
   std::optional<ufunc::target_id> target = example_call_target;
@@ -63,21 +65,34 @@ int main() try {
     std::printf("(fused ufuncs run on host targets only so far: target cuda is the default here, this runs on %s)\n",
                 std::string(ufunc::to_string(*target)).c_str());
   }
-  const auto prices = fused.call(std::vector<ufunc::operand>{s, x, t}, {.target = target});
+  const std::vector<ufunc::operand> args{s, x, t, riskless_rate, volatility};
+  const auto prices = fused.call(args, {.target = target});
   std::printf("black_scholes on %lld options, one fused pass on target %s:\n", static_cast<long long>(n),
               describe_target(target).c_str());
   std::printf("  S=%.2f X=%.2f T=%.2f -> call %.4f, put %.4f\n", s.data()[0], x.data()[0], t.data()[0],
               prices[0].to_vector<double>()[0], prices[1].to_vector<double>()[0]);
-  const std::string nodes = fused.explain({ufunc::float64, ufunc::float64, ufunc::float64});
+  const std::string nodes =
+      fused.explain({ufunc::float64, ufunc::float64, ufunc::float64, ufunc::float64, ufunc::float64});
   std::printf("%zu nodes per block of elements; the first three:\n%s", std::count(nodes.begin(), nodes.end(), '\n'),
               nodes.substr(0, nodes.find('\n', nodes.find('\n', nodes.find('\n') + 1) + 1) + 1).c_str());
 
   // The same formula as ordinary calls, one array per step: the same bits.
-  const auto unfused = fused.call_unfused(std::vector<ufunc::operand>{s, x, t}, {.target = target});
+  const auto unfused = fused.call_unfused(args, {.target = target});
   const bool same = prices[0].to_vector<double>() == unfused[0].to_vector<double>() &&
                     prices[1].to_vector<double>() == unfused[1].to_vector<double>();
   std::printf("equal to the unfused calls, bit for bit: %s\n", same ? "yes" : "NO");
-  return same ? 0 : 1;
+
+  // A reduction at the end: the mean call price, the prices computed in the fused pass.
+  auto mean_call = ufunc::fuse(
+      [](auto S, auto X, auto T, auto R, auto V) {
+        return ufunc::add.reduce(std::get<0>(black_scholes(S, X, T, R, V)) / 1e6, {.axis = ufunc::all_axes});
+      },
+      "mean_call");
+  const auto mean = mean_call.call(args, {.target = target}).front();
+  const bool same_mean = mean.item<double>() == mean_call.call_unfused(args, {.target = target}).front().item<double>();
+  std::printf("mean call price %.6f (fused reduction equal to the unfused one: %s)\n", mean.item<double>(),
+              same_mean ? "yes" : "NO");
+  return same && same_mean ? 0 : 1;
 } catch (const ufunc::error& e) {
   std::fprintf(stderr, "ufunc error: %s\n", e.what());
   return 1;

@@ -38,4 +38,19 @@ std::vector<expr> apply_all(const function& f, std::span<const expr> args) {
 
 expr apply(const function& f, std::span<const expr> args) { return apply_all(f, args).front(); }
 
+expr reduce(const function& f, const expr& x, const reduce_options& options) {
+  if (f.nin() != 2 || f.nout() != 1)
+    throw value_error("fuse: reduce needs a binary ufunc with one output; '" + f.name() + "' has " +
+                      std::to_string(f.nin()) + " inputs and " + std::to_string(f.nout()) + " outputs");
+  if (options.out)
+    throw value_error("fuse: " + f.name() +
+                      ".reduce inside a fused function takes no out=; give out= to the fused call");
+  if (options.where.valid()) throw value_error("fuse: " + f.name() + ".reduce inside a fused function takes no where=");
+  auto n = std::make_shared<node>();
+  n->what = node::kind::reduction;
+  n->site = std::make_shared<call_site>(call_site{f, {x}});
+  n->reduce = std::make_shared<const reduce_options>(options);
+  return expr(std::move(n));
+}
+
 }  // namespace ufunc::fusion

@@ -17,9 +17,12 @@ struct fused_core::state {
   // only (its types() lists them); for calls with scalar arguments, a ufunc of its own with
   // that one loop, since its signature (the scalars' default dtypes) may equal that of a
   // call with arrays in their place, whose nodes resolve differently.
+  // `reduction`: the function ends in ufunc.reduce (its one output); the graph computes the
+  // reduced value, the reduction runs after the pass over one temporary.
   struct compiled {
     std::shared_ptr<const compiled_graph> graph;
     function runs;
+    std::shared_ptr<const node> reduction;
   };
 
   mutable function f;  // a handle: adding a loop changes the shared table, not the handle
@@ -37,6 +40,20 @@ struct fused_core::state {
     if (static_cast<int>(given) != f.nin())
       throw value_error("fuse '" + f.name() + "' takes " + std::to_string(f.nin()) + " inputs, got " +
                         std::to_string(given));
+  }
+
+  // The reduction a traced function ends in, or null; a reduction among several outputs is
+  // refused (cupy.fuse takes one at the end, as here).
+  std::shared_ptr<const node> reduction_of(std::span<const expr> outputs) const {
+    for (const auto& e : outputs)
+      if (e.get().what == node::kind::reduction) {
+        if (outputs.size() != 1)
+          throw value_error("fuse '" + f.name() +
+                            "': a reduction must be the fused function's only output (it returns " +
+                            std::to_string(outputs.size()) + ")");
+        return e.pointer();
+      }
+    return nullptr;
   }
 
   // The key of a call: per input, its dtype's index, or for a C++ scalar its kind (and for
@@ -65,12 +82,14 @@ struct fused_core::state {
     const std::lock_guard<std::mutex> lock(mutex);
     if (auto it = graphs.find(key); it != graphs.end()) return it->second;
     ++traces;
-    const std::vector<expr> outputs = trace(functor.get(), f.nin());
+    std::vector<expr> outputs = trace(functor.get(), f.nin());
     if (static_cast<int>(outputs.size()) != f.nout())
       throw value_error("fuse '" + f.name() + "': the function returned " + std::to_string(outputs.size()) +
                         " outputs, then " + std::to_string(f.nout()));
+    std::shared_ptr<const node> reduction = reduction_of(outputs);
+    if (reduction) outputs = {reduction->site->args.front()};
     auto g = compile_graph(outputs, types, any_weak ? weak : std::span<const std::optional<weak_scalar>>{});
-    compiled c{g, any_weak ? function(f.name(), f.nin(), f.nout()) : f};
+    compiled c{g, any_weak ? function(f.name(), f.nin(), f.nout()) : f, reduction};
     c.runs.add_loop(g->loop(g));
     graphs.emplace(key, c);
     return c;
@@ -107,7 +126,19 @@ std::vector<array> fused_core::call(std::span<const operand> inputs, const call_
   call_options o = options;
   const std::string signature = c.graph->types().str();
   o.signature = signature;
-  return c.runs.call(inputs, o);
+  if (!c.reduction) return c.runs.call(inputs, o);
+  // The reduction at the end: the pass writes the reduced value once, then the ufunc's own
+  // reduce runs over it (so the result is the chain's, bit for bit); out= is the reduction's.
+  if (options.where.valid())
+    throw value_error("fuse '" + s.f.name() + "': where= does not apply to a fused function that ends in " +
+                      c.reduction->site->f.name() + ".reduce");
+  o.out = {};
+  const array reduced = c.runs.call(inputs, o).front();
+  reduce_options r = *c.reduction->reduce;
+  if (!options.out.empty()) r.out = options.out[0];
+  if (!r.target) r.target = options.target;
+  r.stream = options.stream;
+  return {c.reduction->site->f.reduce(reduced, r)};
 }
 
 namespace {
@@ -125,6 +156,13 @@ class unfused_evaluator {
         return inputs_[std::size_t(n.index)];
       case node::kind::constant:
         return operand(*n.value);
+      case node::kind::reduction: {
+        const operand x = value(n.site->args.front());
+        if (x.is_scalar()) throw value_error("fuse: " + n.site->f.name() + ".reduce of a constant");
+        reduce_options r = *n.reduce;
+        if (!r.target) r.target = options_.target;
+        return n.site->f.reduce(x.as_array(), r);
+      }
       case node::kind::call:
         break;
     }
@@ -162,7 +200,17 @@ std::vector<array> fused_core::call_unfused(std::span<const operand> inputs, con
 }
 
 std::string fused_core::explain(std::span<const dtype> input_types) const {
-  return state_->graph_for(input_types).graph->explain();
+  const auto c = state_->graph_for(input_types);
+  std::string text = c.graph->explain();
+  if (c.reduction) {
+    const auto& r = *c.reduction->reduce;
+    std::string axes = r.axis.all() ? std::string("None") : r.axis.list().empty() ? std::string("()") : std::string();
+    if (!r.axis.all())
+      for (int a : r.axis.list()) axes += (axes.empty() ? "" : ",") + std::to_string(a);
+    text += "result = " + c.reduction->site->f.name() + ".reduce(out0, axis=" + axes +
+            (r.keepdims ? ", keepdims" : "") + ")  after the pass, over out0 (one temporary)\n";
+  }
+  return text;
 }
 
 const function& fused_core::ufunc() const noexcept { return state_->f; }

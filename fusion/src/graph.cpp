@@ -126,6 +126,10 @@ class compiler {
       case node::kind::constant:
         throw value_error("fuse: an output of the fused function is a constant (" + n.value->str() +
                           "); return an expression of the inputs");
+      case node::kind::reduction:
+        throw value_error("fuse: " + n.site->f.name() +
+                          ".reduce is taken only at the end: as the fused function's one output, not as an "
+                          "argument of another node");
       case node::kind::call:
         break;
     }

@@ -187,6 +187,47 @@ TEST_CASE("fuse: C++ scalar arguments are weak, as in the chain of calls; one tr
   CHECK(id(2.0).item<double>() == 4.0);
 }
 
+TEST_CASE("fuse: a reduction at the end (cupy.fuse's) equals the chain's reduce, with axis, keepdims, out=") {
+  auto dot = ufunc::fuse([](auto a, auto b) { return ufunc::add.reduce(a * b); }, "dot");
+  const auto x = ufunc_test::sample_array<double>(1000, 1), y = ufunc_test::sample_array<double>(1000, 2);
+  for (const auto t : ufunc_test::host_targets()) {
+    const auto got = dot(x, y, {.target = t});
+    CHECK(got.ndim() == 0);
+    check_same(got, ufunc::add.reduce(ufunc::multiply(x, y), {.target = t}));
+  }
+  check_same(dot(x, y), dot.call_unfused(std::vector<ufunc::operand>{x, y}).front());
+  // Per row and over every axis, keepdims, integers reduced as NumPy reduces them (int8 -> int64).
+  const auto m = ufunc_test::sample_array<float>(60 * 70, 3).reshape({60, 70});
+  auto rows = ufunc::fuse(
+      [](auto a) { return ufunc::maximum.reduce(ufunc::sqrt(a * a + 1.0f), {.axis = 1, .keepdims = true}); }, "rows");
+  const auto want_rows =
+      ufunc::maximum.reduce(ufunc::sqrt(ufunc::add(ufunc::multiply(m, m), 1.0f)), {.axis = 1, .keepdims = true});
+  check_same(rows(m), want_rows);
+  CHECK(rows(m).shape() == ufunc::dim_vector{60, 1});
+  auto total = ufunc::fuse([](auto a) { return ufunc::add.reduce(a * 3, {.axis = ufunc::all_axes}); }, "total");
+  const auto i8 = ufunc_test::sample_array<std::int8_t>(300, 4).reshape({10, 30});
+  check_same(total(i8), ufunc::add.reduce(ufunc::multiply(i8, 3), {.axis = ufunc::all_axes}));
+  CHECK(total(i8).type() == ufunc::add.reduce(ufunc::multiply(i8, 3), {.axis = ufunc::all_axes}).type());
+  // out= is the reduction's; scalars passed to the call stay weak.
+  auto out = ufunc::array::zeros({}, ufunc::float64);
+  (void)dot(x, y, {.out = {out}});
+  check_same(out, ufunc::add.reduce(ufunc::multiply(x, y)));
+  auto scaled = ufunc::fuse([](auto s, auto a) { return ufunc::add.reduce(s * a); }, "scaled");
+  check_same(scaled(0.5, x), ufunc::add.reduce(ufunc::multiply(0.5, x)));
+  CHECK(
+      dot.explain({ufunc::float64, ufunc::float64}) ==
+      "out0 = multiply(x0, x1)  dd->d\nresult = add.reduce(out0, axis=0)  after the pass, over out0 (one temporary)\n");
+  // What is refused, and said so.
+  CHECK_THROWS_WITH_AS((void)dot(x, y, {.where = ufunc::array::zeros({1000}, ufunc::bool_)}),
+                       doctest::Contains("where= does not apply"), ufunc::value_error);
+  auto two = ufunc::fuse([](auto a) { return std::make_tuple(ufunc::add.reduce(a), a * 2); }, "two");
+  CHECK_THROWS_WITH_AS((void)two.call(std::vector<ufunc::operand>{x}), doctest::Contains("only output"),
+                       ufunc::value_error);
+  auto inner = ufunc::fuse([](auto a) { return ufunc::add.reduce(a) * 2; }, "inner");
+  CHECK_THROWS_WITH_AS((void)inner(x), doctest::Contains("only at the end"), ufunc::value_error);
+  CHECK_THROWS_AS((void)ufunc::fuse([](auto a) { return ufunc::sqrt.reduce(a); }, "unary"), ufunc::value_error);
+}
+
 TEST_CASE("fuse: one trace per dtype tuple, no temporaries, errors that name the node") {
   auto f = ufunc::fuse([](auto a, auto b) { return ufunc::sqrt(a * a + b * b) / (a + 1); }, "f");
   const ufunc::array x = ufunc_test::sample_array<float>(1 << 16, 1), y = ufunc_test::sample_array<float>(1 << 16, 2);

@@ -20,8 +20,14 @@
 // float32): traced once per scalar kind (and, for an integer, the set of dtypes its value
 // fits), then any value of that kind runs the same graph.
 //
+// A reduction may end the function, as cupy.fuse allows, as its one output:
+//   auto dot = ufunc::fuse([](auto a, auto b) { return ufunc::add.reduce(a * b); }, "dot");
+// (axis, keepdims, dtype, initial as reduce takes them; out= of the fused call is the
+// reduction's). Its result is the chain's bit for bit: the pass writes the reduced value
+// once, then the ufunc's own reduce runs over it (one temporary, not yet one pass).
+//
 // What is not fused yet (issue 19): the cuda target (a call there raises target_error:
-// the fused loop is host code), a reduction at the end. Floating-point errors reach
+// the fused loop is host code); the reduction in the same pass. Floating-point errors reach
 // errstate under the fused ufunc's name ("overflow encountered in hyp"), not the node's.
 #pragma once
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <ufunc/core/function.hpp>
+#include <ufunc/core/methods.hpp>
 #include <ufunc/core/scalar.hpp>
 
 namespace ufunc::fusion {
@@ -38,14 +39,16 @@ struct call_site {
 };
 
 struct node {
-  enum class kind { input, constant, call };
+  enum class kind { input, constant, call, reduction };
   kind what = kind::input;
   /// input: the fused call's input position; call: which output of the call.
   int index = 0;
   /// constant: the C++ scalar (weak).
   std::optional<weak_scalar> value;
-  /// call: the ufunc and its arguments.
+  /// call: the ufunc and its arguments; reduction: the binary ufunc and the reduced value.
   std::shared_ptr<const call_site> site;
+  /// reduction: axis, keepdims, dtype, initial (out= and where= belong to the fused call).
+  std::shared_ptr<const reduce_options> reduce;
 };
 
 /// Input `k` of the fused call.
@@ -55,6 +58,11 @@ struct node {
 /// `f` applied to `args` (f.nin() of them): its first output. apply_all: every output.
 [[nodiscard]] expr apply(const function& f, std::span<const expr> args);
 [[nodiscard]] std::vector<expr> apply_all(const function& f, std::span<const expr> args);
+
+/// `f`.reduce(x, options) at the end of a fused function, as cupy.fuse allows: the fused
+/// function returns it as its one output. `options.out` and `options.where` are refused
+/// here (give out= to the fused call).
+[[nodiscard]] expr reduce(const function& f, const expr& x, const reduce_options& options = {});
 
 template <class T>
 inline constexpr bool is_expr = std::is_same_v<std::remove_cvref_t<T>, expr>;

@@ -40,6 +40,10 @@ class lazy_function {
 
   // The ufunc methods (see function.hpp and core/methods.hpp).
   array reduce(const array& a, const reduce_options& options = {}) const { return get_().reduce(a, options); }
+  /// Inside a fused function: the reduction at its end (ufunc::fuse's one output).
+  fusion::expr reduce(const fusion::expr& a, const reduce_options& options = {}) const {
+    return fusion::reduce(get_(), a, options);
+  }
   array accumulate(const array& a, const accumulate_options& options = {}) const {
     return get_().accumulate(a, options);
   }
