@@ -129,6 +129,16 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
     << "  return (" << st.reduce << ");\n}\n";
   // The map, with the line directive that makes NVRTC's messages name its own lines.
   const std::string map_value = "_type_reduce(\n#line 1 \"" + st.name + ".map\"\n" + st.map + "\n)";
+  // Each input declared as its parameter, from `value(k, type)`: the map's arguments.
+  const auto declare_inputs = [&](std::string_view indent, auto value) {
+    std::string text;
+    for (int k = 0; k < nin; ++k) {
+      const std::string type(rtc::device_type_name(rtc::parameter_type(st.params, k, bound)));
+      text += std::string(indent) + "const " + type + " " + st.params.params[std::size_t(k)].name + " = " +
+              value(k, type) + ";\n";
+    }
+    return text;
+  };
   // A block's values `a` combined in shared memory into _s[0] (blockDim.x a power of two).
   const std::string block_tree =
       "    _s[threadIdx.x] = a;\n"
@@ -178,23 +188,19 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
       << "        for (int _u = 0; _u < " << unroll << "; ++_u)\n"
       << "#pragma unroll\n"
       << "          for (int _e = 0; _e < " << width << "; ++_e) {\n";
-    for (int k = 0; k < nin; ++k) {
-      const auto type = rtc::device_type_name(rtc::parameter_type(st.params, k, bound));
-      s << "            const " << type << " " << st.params.params[std::size_t(k)].name << " = _w" << k
-        << "[_u].v[_e];\n";
-    }
+    s << declare_inputs("            ",
+                        [](int k, const std::string&) { return "_w" + std::to_string(k) + "[_u].v[_e]"; });
     s << "            a = _ufunc_reduce(a, " << map_value << ");\n"
       << "          }\n"
       << "      }\n"
       << "      for (; _j < _nv; _j += blockDim.x)\n"
       << "#pragma unroll\n"
       << "        for (int _e = 0; _e < " << width << "; ++_e) {\n";
-    for (int k = 0; k < nin; ++k) {
-      const auto type = rtc::device_type_name(rtc::parameter_type(st.params, k, bound));
-      s << "          const " << type << " " << st.params.params[std::size_t(k)].name
-        << " = reinterpret_cast<const _vec" << k << "*>(_c.base[" << k << "] + _koff[" << k
-        << "] + _begin * (long long)sizeof(" << type << "))[_j].v[_e];\n";
-    }
+    s << declare_inputs("          ", [](int k, const std::string& type) {
+      const std::string n = std::to_string(k);
+      return "reinterpret_cast<const _vec" + n + "*>(_c.base[" + n + "] + _koff[" + n +
+             "] + _begin * (long long)sizeof(" + type + "))[_j].v[_e]";
+    });
     s << "          a = _ufunc_reduce(a, " << map_value << ");\n"
       << "        }\n"
       << "      _r = _begin + _nv * " << width << " + threadIdx.x;\n"
@@ -216,10 +222,7 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
   }
   s << "#pragma unroll\n"
     << "        for (int _u = 0; _u < " << unroll << "; ++_u) {\n";
-  for (int k = 0; k < nin; ++k) {
-    const auto type = rtc::device_type_name(rtc::parameter_type(st.params, k, bound));
-    s << "          const " << type << " " << st.params.params[std::size_t(k)].name << " = _v" << k << "[_u];\n";
-  }
+  s << declare_inputs("          ", [](int k, const std::string&) { return "_v" + std::to_string(k) + "[_u]"; });
   s << "          a = _ufunc_reduce(a, " << map_value << ");\n"
     << "        }\n"
     << "      }\n"
@@ -229,11 +232,10 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
     << "      for (int _a = 0; _a < " << nin << "; ++_a) _off[_a] = _koff[_a];\n"
     << "      long long _rr = _r;\n"
     << add_offsets("_rr", "nr", "rshape", "rstrides", "_off", nin, "      ");
-  for (int k = 0; k < nin; ++k) {
-    const auto type = rtc::device_type_name(rtc::parameter_type(st.params, k, bound));
-    s << "      const " << type << " " << st.params.params[std::size_t(k)].name << " = *reinterpret_cast<const " << type
-      << "*>(_c.base[" << k << "] + _off[" << k << "]);\n";
-  }
+  s << declare_inputs("      ", [](int k, const std::string& type) {
+    const std::string n = std::to_string(k);
+    return "*reinterpret_cast<const " + type + "*>(_c.base[" + n + "] + _off[" + n + "])";
+  });
   s << "      a = _ufunc_reduce(a, " << map_value << ");\n"
     << "    }\n"
     << block_tree << "    if (threadIdx.x == 0) reinterpret_cast<_type_reduce*>(_c.partial)[_blk] = _s[0];\n"
