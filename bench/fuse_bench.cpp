@@ -2,7 +2,9 @@
 // built-in calls with preallocated outputs (the unfused chain), as one fused ufunc
 // (ufunc::fuse), and as one vectorized functor (the floor a C++ user gets by hand), on
 // targets cpu and parallel. bench/fuse_peers.py times NumPy and numexpr on the same
-// expression. Prints CSV: expr,dtype,n,impl,target,seconds (median of repeated calls).
+// expression. Then "dot", add.reduce(a * b) over all axes: the fused reduction at the end
+// against the chain (multiply into a preallocated array, then add.reduce).
+// Prints CSV: expr,dtype,n,impl,target,seconds (median of repeated calls).
 //
 //   fuse_bench [log2 sizes...]        (default 16 20 22 24)
 #include <algorithm>
@@ -53,6 +55,14 @@ void run(std::int64_t n) {
     std::printf("hyp,%s,%lld,unfused_chain,%s,%.9g\n", dtype, static_cast<long long>(n), tname, chain);
     std::printf("hyp,%s,%lld,fused,%s,%.9g\n", dtype, static_cast<long long>(n), tname, fused);
     std::printf("hyp,%s,%lld,vectorized_functor,%s,%.9g\n", dtype, static_cast<long long>(n), tname, by_hand);
+    auto dot = ufunc::fuse([](auto x, auto y) { return ufunc::add.reduce(x * y, {.axis = ufunc::all_axes}); }, "dot");
+    const double dot_chain = bench::median_seconds([&] {
+      ufunc::multiply(a, b, {.out = {t1}, .target = target});
+      (void)ufunc::add.reduce(t1, {.axis = ufunc::all_axes, .target = target});
+    });
+    const double dot_fused = bench::median_seconds([&] { (void)dot(a, b, {.target = target}); });
+    std::printf("dot,%s,%lld,unfused_chain,%s,%.9g\n", dtype, static_cast<long long>(n), tname, dot_chain);
+    std::printf("dot,%s,%lld,fused,%s,%.9g\n", dtype, static_cast<long long>(n), tname, dot_fused);
   }
 }
 
