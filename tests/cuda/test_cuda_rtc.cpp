@@ -151,6 +151,9 @@ TEST_CASE("rtc: errstate applies to a kernel's results by the rule of every user
     } catch (const ufunc::floating_point_error& e) {
       CHECK(e.flag() == static_cast<unsigned>(ufunc::fp_flag::invalid));
     }
+    // A body that returns early on half of its elements: the other half still reports.
+    ufunc::cuda::elementwise_kernel half("T x, T y", "T z", "if (i % 2) return; z = x * y;", "rtc_errstate_half");
+    CHECK_THROWS_AS((void)half(big, big), ufunc::floating_point_error);
     // Masked-out elements raise nothing; infinite inputs excuse an infinite result.
     CHECK_NOTHROW(mul(big, big, {.out = {out}, .where = mask}));
     const auto inf = ufunc::to_device(ufunc::full<float>({4}, std::numeric_limits<float>::infinity()));

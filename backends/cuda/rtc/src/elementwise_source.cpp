@@ -70,17 +70,23 @@ __device__ __forceinline__ void report(const fp_sink& s, unsigned flags) {
     if (seen == old) {
       const unsigned added = flags & ~have;
       volatile unsigned char* bytes = reinterpret_cast<volatile unsigned char*>(s.flags);
-      for (int kind = 0; kind < 8; ++kind)
+      for (int kind = 0; kind < 5; ++kind)
         if (added & (1u << kind)) bytes[kind] = 1;
       return;
     }
     old = seen;
   }
 }
-// Every lane of the warp calls it.
+// The lanes that reach it together report once. A body may `return` (its thread never
+// arrives): the mask is the lanes present, not the whole warp.
 __device__ __forceinline__ void report_warp(const fp_sink& s, unsigned flags) {
-  for (int lane = 16; lane > 0; lane /= 2) flags |= __shfl_xor_sync(0xffffffffu, flags, lane);
-  if ((threadIdx.x & 31u) == 0) report(s, flags);
+#if __CUDA_ARCH__ >= 800
+  const unsigned present = __activemask();
+  flags = __reduce_or_sync(present, flags);
+  if ((threadIdx.x & 31u) == static_cast<unsigned>(__ffs(present) - 1)) report(s, flags);
+#else
+  report(s, flags);
+#endif
 }
 }  // namespace _ufunc
 )";
