@@ -52,6 +52,7 @@ struct fp_sink {
   unsigned long long* tag;
   unsigned long long seq;
 };
+constexpr unsigned fp_overflow = 2, fp_invalid = 8;  // ufunc::fp_flag's bits
 template <class T>
 __device__ __forceinline__ bool nan_of(const T&) { return false; }
 template <class T>
@@ -180,26 +181,41 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     if (param.raw)
       s << ", const _ufunc::raw<" << device_type_name(parameter_type(p, int(&param - p.params.data()), bound)) << "> "
         << param.name;
+  // Per broadcast parameter (operand k among them): an input's loaded values and its binding,
+  // an output's binding, and the terms of the flag rule, in one pass.
+  std::string loaded, loads, bindings, out_nan, out_inf, in_nan, in_inf;
+  int operand = 0;
+  for (int k = 0; k < nparams; ++k) {
+    const auto& param = p.params[static_cast<std::size_t>(k)];
+    if (param.raw) continue;
+    const std::string type(device_type_name(parameter_type(p, k, bound)));
+    const std::string n = std::to_string(operand++);
+    const std::string at = "_c.base[" + n + "] + _off[_u][" + n + "])";
+    if (param.output) {
+      bindings += "    " + type + "& " + param.name + " = *reinterpret_cast<" + type + "*>(" + at + ";\n";
+    } else {
+      loaded += "  " + type + " _in" + n + "[" + std::to_string(items) + "];\n";
+      loads += "    _in" + n + "[_u] = *reinterpret_cast<const " + type + "*>(" + at + ";\n";
+      bindings += "    const " + type + " " + param.name + " = _in" + n + "[_u];\n";
+    }
+    auto& nan = param.output ? out_nan : in_nan;
+    auto& inf = param.output ? out_inf : in_inf;
+    nan += (nan.empty() ? "" : " || ") + std::string("_ufunc::nan_of(") + param.name + ")";
+    inf += (inf.empty() ? "" : " || ") + std::string("_ufunc::inf_of(") + param.name + ")";
+  }
+  const auto any = [](const std::string& terms) { return terms.empty() ? std::string("false") : terms; };
   s << ") {\n"
     << "  constexpr int _ops = " << b << " + (WHERE ? 1 : 0);\n"
     << "  const _ufunc::index _ind{_c.size};\n"
     << "  const long long _first = (long long)blockIdx.x * " << threads * items << " + threadIdx.x;\n"
     << "  long long _off[" << items << "][_ops];\n"
     << "  bool _on[" << items << "];\n"
-    << "  unsigned _flags = 0;\n";
-  int operand = 0;
-  for (int k = 0; k < nparams; ++k) {
-    const auto& param = p.params[static_cast<std::size_t>(k)];
-    if (param.raw) continue;
-    if (!param.output)
-      s << "  " << device_type_name(parameter_type(p, k, bound)) << " _in" << operand << "[" << items << "];\n";
-    ++operand;
-  }
-  s << "#pragma unroll\n"
+    << "  unsigned _flags = 0;\n"
+    << loaded << "#pragma unroll\n"
     << "  for (int _u = 0; _u < " << items << "; ++_u) {\n"
     << "    long long _rest = _first + _u * " << threads << ";\n"
     << "    _on[_u] = _rest < _c.size;\n"
-    << "    if (!_on[_u]) break;\n"
+    << "    if (!_on[_u]) continue;\n"
     << "    for (int _a = 0; _a < _ops; ++_a) _off[_u][_a] = 0;\n"
     << "    for (int _d = 0; _d < ND; ++_d) {\n"
     << "      const long long _k = ND == 1 ? _rest : _rest % _c.shape[_d];\n"
@@ -207,56 +223,22 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << "      for (int _a = 0; _a < _ops; ++_a) _off[_u][_a] += _k * _c.strides[_a][_d];\n"
     << "    }\n"
     << "    if (WHERE) _on[_u] = *reinterpret_cast<const bool*>(_c.base[" << b << "] + _off[_u][" << b << "]);\n"
-    << "    if (!_on[_u]) continue;\n";
-  operand = 0;
-  for (int k = 0; k < nparams; ++k) {
-    const auto& param = p.params[static_cast<std::size_t>(k)];
-    if (param.raw) continue;
-    const auto type = device_type_name(parameter_type(p, k, bound));
-    if (!param.output)
-      s << "    _in" << operand << "[_u] = *reinterpret_cast<const " << type << "*>(_c.base[" << operand
-        << "] + _off[_u][" << operand << "]);\n";
-    ++operand;
-  }
-  s << "  }\n"
+    << "    if (!_on[_u]) continue;\n"
+    << loads << "  }\n"
     << "#pragma unroll\n"
     << "  for (int _u = 0; _u < " << items << "; ++_u) {\n"
-    << "    if (_first + _u * " << threads << " >= _c.size) break;\n"
     << "    if (!_on[_u]) continue;\n"
-    << "    const long long i = _first + _u * " << threads << ";\n";
-  operand = 0;
-  for (int k = 0; k < nparams; ++k) {
-    const auto& param = p.params[static_cast<std::size_t>(k)];
-    if (param.raw) continue;
-    const auto type = device_type_name(parameter_type(p, k, bound));
-    if (param.output)
-      s << "    " << type << "& " << param.name << " = *reinterpret_cast<" << type << "*>(_c.base[" << operand
-        << "] + _off[_u][" << operand << "]);\n";
-    else
-      s << "    const " << type << " " << param.name << " = _in" << operand << "[_u];\n";
-    ++operand;
-  }
-  // The flags of the element's results, where errstate asks for them (_fp.flags set).
-  std::string out_nan, out_inf, in_nan, in_inf;
-  for (int k = 0; k < nparams; ++k) {
-    const auto& param = p.params[static_cast<std::size_t>(k)];
-    if (param.raw) continue;
-    auto& n = param.output ? out_nan : in_nan;
-    auto& f = param.output ? out_inf : in_inf;
-    n += (n.empty() ? "" : " || ") + std::string("_ufunc::nan_of(") + param.name + ")";
-    f += (f.empty() ? "" : " || ") + std::string("_ufunc::inf_of(") + param.name + ")";
-  }
-  s << "    (void)i;\n"
+    << "    const long long i = _first + _u * " << threads << ";\n"
+    << bindings << "    (void)i;\n"
     << "    (void)_ind;\n"
     << "    {\n"
     << "#line 1 \"" << name << "\"\n"
     << body << "\n"
     << "    }\n"
     << "    if (_fp.flags) {\n"
-    << "      const bool _out_nan = " << (out_nan.empty() ? "false" : out_nan)
-    << ", _out_inf = " << (out_inf.empty() ? "false" : out_inf) << ";\n"
-    << "      if (_out_nan && !(" << (in_nan.empty() ? "false" : in_nan) << ")) _flags |= 8u;\n"
-    << "      if (_out_inf && !(" << (in_inf.empty() ? "false" : in_inf) << ")) _flags |= 2u;\n"
+    << "      const bool _out_nan = " << any(out_nan) << ", _out_inf = " << any(out_inf) << ";\n"
+    << "      if (_out_nan && !(" << any(in_nan) << ")) _flags |= _ufunc::fp_invalid;\n"
+    << "      if (_out_inf && !(" << any(in_inf) << ")) _flags |= _ufunc::fp_overflow;\n"
     << "    }\n"
     << "  }\n"
     << "  if (_fp.flags) _ufunc::report_warp(_fp, _flags);\n"
