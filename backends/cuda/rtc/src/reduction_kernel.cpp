@@ -139,7 +139,26 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
     }
     return text;
   };
-  // A block's values `a` combined in shared memory into _s[0] (blockDim.x a power of two).
+  // Each input's `unroll` values loaded into `array`K[_u] (of element_type(k, type)), every
+  // load issued before any value is used, so that they are in flight together.
+  const auto load_unrolled = [&](std::string_view array, auto element_type, auto load) {
+    std::string text;
+    for (int k = 0; k < nin; ++k) {
+      const std::string type(rtc::device_type_name(rtc::parameter_type(st.params, k, bound)));
+      const std::string name = std::string(array) + std::to_string(k);
+      text += "        " + element_type(k, type) + " " + name + "[" + std::to_string(unroll) +
+              "];\n"
+              "#pragma unroll\n"
+              "        for (int _u = 0; _u < " +
+              std::to_string(unroll) + "; ++_u) " + name + "[_u] = " + load(k, type) + ";\n";
+    }
+    return text;
+  };
+  // A block's shared memory for its values, and those values `a` combined there into _s[0]
+  // (blockDim.x a power of two).
+  const std::string block_scratch = "  __shared__ alignas(16) unsigned char _smem[" + std::to_string(block_threads) +
+                                    " * sizeof(_type_reduce)];\n"
+                                    "  _type_reduce* _s = reinterpret_cast<_type_reduce*>(_smem);\n";
   const std::string block_tree =
       "    _s[threadIdx.x] = a;\n"
       "    __syncthreads();\n"
@@ -149,9 +168,7 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
       "    }\n";
   // Phase 1: block (output o, part p) reduces its part of o's reduced elements.
   s << "extern \"C\" __global__ void _ufunc_reduce_partial(const _ufunc::reduction _c) {\n"
-    << "  __shared__ alignas(16) unsigned char _smem[" << block_threads << " * sizeof(_type_reduce)];\n"
-    << "  _type_reduce* _s = reinterpret_cast<_type_reduce*>(_smem);\n"
-    << "  for (long long _blk = blockIdx.x; _blk < _c.out_size * _c.splits; _blk += gridDim.x) {\n"
+    << block_scratch << "  for (long long _blk = blockIdx.x; _blk < _c.out_size * _c.splits; _blk += gridDim.x) {\n"
     << "    const long long _o = _blk / _c.splits, _part = _blk % _c.splits;\n"
     << "    long long _koff[" << nin << "] = {};\n"
     << "    long long _rest = _o;\n"
@@ -176,14 +193,13 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
       << "      long long _j = threadIdx.x;\n"
       << "      for (; _j + " << (unroll - 1) << " * (long long)blockDim.x < _nv; _j += " << unroll
       << " * (long long)blockDim.x) {\n";
-    for (int k = 0; k < nin; ++k) {
-      const auto type = rtc::device_type_name(rtc::parameter_type(st.params, k, bound));
-      s << "        _vec" << k << " _w" << k << "[" << unroll << "];\n"
-        << "#pragma unroll\n"
-        << "        for (int _u = 0; _u < " << unroll << "; ++_u) _w" << k << "[_u] = reinterpret_cast<const _vec" << k
-        << "*>(_c.base[" << k << "] + _koff[" << k << "] + _begin * (long long)sizeof(" << type
-        << "))[_j + _u * (long long)blockDim.x];\n";
-    }
+    s << load_unrolled(
+        "_w", [](int k, const std::string&) { return "_vec" + std::to_string(k); },
+        [](int k, const std::string& type) {
+          const std::string n = std::to_string(k);
+          return "reinterpret_cast<const _vec" + n + "*>(_c.base[" + n + "] + _koff[" + n +
+                 "] + _begin * (long long)sizeof(" + type + "))[_j + _u * (long long)blockDim.x]";
+        });
     s << "#pragma unroll\n"
       << "        for (int _u = 0; _u < " << unroll << "; ++_u)\n"
       << "#pragma unroll\n"
@@ -212,14 +228,13 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
   s << "    if (_c.nr == 1 && !_c.vector) {\n"
     << "      for (; _r + " << (unroll - 1) << " * (long long)blockDim.x < _end; _r += " << unroll
     << " * (long long)blockDim.x) {\n";
-  for (int k = 0; k < nin; ++k) {
-    const auto type = rtc::device_type_name(rtc::parameter_type(st.params, k, bound));
-    s << "        " << type << " _v" << k << "[" << unroll << "];\n"
-      << "#pragma unroll\n"
-      << "        for (int _u = 0; _u < " << unroll << "; ++_u) _v" << k << "[_u] = *reinterpret_cast<const " << type
-      << "*>(_c.base[" << k << "] + _koff[" << k << "] + (_r + _u * (long long)blockDim.x) * _c.rstrides[" << k
-      << "][0]);\n";
-  }
+  s << load_unrolled(
+      "_v", [](int, const std::string& type) { return type; },
+      [](int k, const std::string& type) {
+        const std::string n = std::to_string(k);
+        return "*reinterpret_cast<const " + type + "*>(_c.base[" + n + "] + _koff[" + n +
+               "] + (_r + _u * (long long)blockDim.x) * _c.rstrides[" + n + "][0])";
+      });
   s << "#pragma unroll\n"
     << "        for (int _u = 0; _u < " << unroll << "; ++_u) {\n";
   s << declare_inputs("          ", [](int k, const std::string&) { return "_v" + std::to_string(k) + "[_u]"; });
@@ -270,9 +285,7 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
     << write_output << "  }\n"
     << "}\n";
   s << "extern \"C\" __global__ void _ufunc_reduce_final_wide(const _ufunc::reduction _c) {\n"
-    << "  __shared__ alignas(16) unsigned char _smem[" << block_threads << " * sizeof(_type_reduce)];\n"
-    << "  _type_reduce* _s = reinterpret_cast<_type_reduce*>(_smem);\n"
-    << "  for (long long _o = blockIdx.x; _o < _c.out_size; _o += gridDim.x) {\n"
+    << block_scratch << "  for (long long _o = blockIdx.x; _o < _c.out_size; _o += gridDim.x) {\n"
     << "    const _type_reduce* _p = reinterpret_cast<const _type_reduce*>(_c.partial) + _o * _c.splits;\n"
     << "    _type_reduce a = _type_reduce(" << st.identity << ");\n"
     << "    for (int _k = threadIdx.x; _k < _c.splits; _k += blockDim.x) a = _ufunc_reduce(a, _p[_k]);\n"
