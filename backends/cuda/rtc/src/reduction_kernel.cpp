@@ -175,9 +175,7 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
     << add_offsets("_rest", "nk", "kshape", "kstrides", "_koff", nin, "    ") << "    _type_reduce a = _type_reduce("
     << st.identity << ");\n"
     << "    const long long _begin = _part * _c.chunk;\n"
-    << "    const long long _end = _begin + _c.chunk < _c.red_size ? _begin + _c.chunk\n"
-    << "                           : _c.red_size > _begin     ? _c.red_size\n"
-    << "                                                      : _begin;\n"
+    << "    const long long _end = _begin + _c.chunk < _c.red_size ? _begin + _c.chunk : _c.red_size;\n"
     << "    long long _r = _begin + threadIdx.x;\n";
   // Contiguous inputs (the host sets _c.vector where every part starts aligned): loads of
   // `width` elements at once, `unroll` of them in flight, then the scalar tail.
@@ -424,9 +422,7 @@ array reduction_kernel::call(std::span<const array> inputs, const reduction_call
   long long splits = 1;
   if (c.out_size < wanted_blocks && c.red_size > 2048)
     splits = std::min((wanted_blocks + c.out_size - 1) / c.out_size, (c.red_size + 2047) / 2048);
-  c.splits = static_cast<int>(splits);
   c.chunk = (c.red_size + splits - 1) / splits;
-  if (c.red_size == 0) c.chunk = 0;
   // The vector path: one contiguous reduced axis, every part starting on a whole vector of
   // every input (aligned bases and kept strides, parts of whole vectors).
   const int width = vector_width(st.params, bound);
@@ -442,6 +438,10 @@ array reduction_kernel::call(std::span<const array> inputs, const reduction_call
     }
     c.vector = aligned ? 1 : 0;
   }
+  // As many parts as the chunks cover (rounding may leave fewer): every part starts inside
+  // the reduced elements.
+  if (c.chunk > 0) splits = (c.red_size + c.chunk - 1) / c.chunk;
+  c.splits = static_cast<int>(splits);
   const auto partial =
       memory.allocate(static_cast<std::size_t>(c.out_size * splits) * reduce_type.itemsize(), ordinal, stream);
   c.partial = static_cast<char*>(partial.get());
