@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
 #include <ufunc/core/backend.hpp>
@@ -17,10 +18,16 @@ struct module::state {
   std::string source;
   module_options options;
 
+  // A kernel found in a loaded module, with its parameters' sizes where the driver tells them
+  // (read once: they are checked at every launch).
+  struct loaded_kernel {
+    rtc::detail::cu_function function = nullptr;
+    std::optional<std::vector<std::size_t>> parameter_sizes;
+  };
   struct on_device {
     rtc::detail::cu_module module = nullptr;
     std::vector<std::string> lowered;  // per name expression
-    std::map<std::string, rtc::detail::cu_function, std::less<>> functions;
+    std::map<std::string, loaded_kernel, std::less<>> functions;
   };
   std::mutex mutex;
   std::map<int, on_device> devices;  // by ordinal
@@ -62,7 +69,7 @@ kernel module::function(std::string_view name) const {
   return kernel(state_, std::string(name));
 }
 
-void* kernel::loaded(int ordinal) const {
+const void* kernel::loaded(int ordinal) const {
   auto& st = *const_cast<module::state*>(static_cast<const module::state*>(state_.get()));
   rtc::detail::make_primary_context_current(ordinal);
   const auto& cu = rtc::detail::driver();
@@ -80,19 +87,25 @@ void* kernel::loaded(int ordinal) const {
     const auto& exprs = st.options.name_expressions;
     if (const auto e = std::find(exprs.begin(), exprs.end(), name_); e != exprs.end())
       symbol = d.lowered[static_cast<std::size_t>(e - exprs.begin())];
-    rtc::detail::cu_function f = nullptr;
-    const auto r = cu.module_get_function(&f, d.module, symbol.c_str());
+    module::state::loaded_kernel k;
+    const auto r = cu.module_get_function(&k.function, d.module, symbol.c_str());
     if (r != 0)
       throw value_error("kernel '" + name_ + "' of module '" + st.options.name +
                         "': the module has no kernel of that name (extern \"C\" kernels by their name, "
                         "templates through module_options::name_expressions)");
-    it = d.functions.emplace(name_, f).first;
+    if (cu.func_get_param_info != nullptr) {
+      k.parameter_sizes.emplace();
+      std::size_t offset = 0, size = 0;
+      while (cu.func_get_param_info(k.function, k.parameter_sizes->size(), &offset, &size) == 0)
+        k.parameter_sizes->push_back(size);
+    }
+    it = d.functions.emplace(name_, std::move(k)).first;
   }
-  return it->second;
+  return &it->second;
 }
 
 int kernel::max_active_blocks_per_multiprocessor(unsigned block_threads, std::size_t shared_bytes, int device) const {
-  const auto function = static_cast<rtc::detail::cu_function>(loaded(device));
+  const auto function = static_cast<const module::state::loaded_kernel*>(loaded(device))->function;
   int blocks = 0;
   rtc::detail::check_driver(rtc::detail::driver().occupancy_max_active_blocks(
                                 &blocks, function, static_cast<int>(block_threads), shared_bytes),
@@ -103,9 +116,9 @@ int kernel::max_active_blocks_per_multiprocessor(unsigned block_threads, std::si
 void kernel::launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument> args,
                     const launch_options& options) const {
   auto& st = *const_cast<module::state*>(static_cast<const module::state*>(state_.get()));
-  const std::string who = "kernel '" + name_ + "' of module '" + st.options.name + "'";
+  const auto who = [&] { return "kernel '" + name_ + "' of module '" + st.options.name + "'"; };  // for errors
   if (grid.x * grid.y * grid.z == 0 || block.x * block.y * block.z == 0)
-    throw value_error(who + ": the grid and the block need at least one thread each");
+    throw value_error(who() + ": the grid and the block need at least one thread each");
   // The device: given, or the first array's.
   int ordinal = options.device;
   for (const auto& a : args)
@@ -115,24 +128,22 @@ void kernel::launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument
   int k = 0;
   for (const auto& a : args) {
     if (const array* arr = a.as_array(); arr != nullptr && arr->device() != device::cuda(ordinal))
-      throw target_error(who + ": argument " + std::to_string(k) + " is on " + arr->device().str() +
+      throw target_error(who() + ": argument " + std::to_string(k) + " is on " + arr->device().str() +
                          ", the launch on cuda:" + std::to_string(ordinal) + " (kernels take device arrays)");
     ++k;
   }
   const auto& cu = rtc::detail::driver();
-  const auto function = static_cast<rtc::detail::cu_function>(loaded(ordinal));
+  const auto& loaded_kernel = *static_cast<const module::state::loaded_kernel*>(loaded(ordinal));
   // The arguments against the kernel's parameters, where the driver can tell them.
   std::vector<kernel_argument> values(args);
-  if (cu.func_get_param_info != nullptr) {
-    std::size_t count = 0, offset = 0, size = 0;
-    while (cu.func_get_param_info(function, count, &offset, &size) == 0) {
-      if (count < values.size() && size != values[count].size())
-        throw value_error(who + ": argument " + std::to_string(count) + " is " + describe(values[count]) +
-                          ", parameter " + std::to_string(count) + " takes " + std::to_string(size) + " bytes");
-      ++count;
-    }
-    if (count != values.size())
-      throw value_error(who + " takes " + std::to_string(count) + " parameters, not " + std::to_string(values.size()));
+  if (const auto& sizes = loaded_kernel.parameter_sizes) {
+    for (std::size_t k = 0; k < sizes->size(); ++k)
+      if (k < values.size() && (*sizes)[k] != values[k].size())
+        throw value_error(who() + ": argument " + std::to_string(k) + " is " + describe(values[k]) + ", parameter " +
+                          std::to_string(k) + " takes " + std::to_string((*sizes)[k]) + " bytes");
+    if (sizes->size() != values.size())
+      throw value_error(who() + " takes " + std::to_string(sizes->size()) + " parameters, not " +
+                        std::to_string(values.size()));
   }
   std::vector<void*> pointers;
   for (auto& v : values) pointers.push_back(v.bytes());
@@ -140,7 +151,7 @@ void kernel::launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument
   void* stream = options.stream.handle;
   if (stream == nullptr) stream = ufunc::detail::memory_of(device::cuda(ordinal)).current_stream().handle;
   rtc::detail::check_driver(
-      cu.launch_kernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+      cu.launch_kernel(loaded_kernel.function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                        static_cast<unsigned>(options.shared_bytes), stream, pointers.data(), nullptr),
       "cuLaunchKernel");
 }

@@ -119,8 +119,9 @@ class kernel {
 
  private:
   friend class module;
-  // The kernel loaded on device `ordinal` (whose primary context is made current).
-  [[nodiscard]] void* loaded(int ordinal) const;
+  // The kernel loaded on device `ordinal` (whose primary context is made current): its
+  // module::state::loaded_kernel (function handle, parameter sizes).
+  [[nodiscard]] const void* loaded(int ordinal) const;
   kernel(std::shared_ptr<const void> state, std::string name) : state_(std::move(state)), name_(std::move(name)) {}
   std::shared_ptr<const void> state_;
   std::string name_;
