@@ -84,8 +84,9 @@ int main() try {
 
   // A reduction at the end: the mean call price, the prices computed in the fused pass.
   auto mean_call = ufunc::fuse(
-      [](auto S, auto X, auto T, auto R, auto V) {
-        return ufunc::add.reduce(std::get<0>(black_scholes(S, X, T, R, V)) / 1e6, {.axis = ufunc::all_axes});
+      [n](auto S, auto X, auto T, auto R, auto V) {
+        return ufunc::add.reduce(std::get<0>(black_scholes(S, X, T, R, V)) / static_cast<double>(n),
+                                 {.axis = ufunc::all_axes});
       },
       "mean_call");
   const auto mean = mean_call.call(args, {.target = target}).front();

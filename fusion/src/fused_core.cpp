@@ -74,9 +74,8 @@ struct fused_core::state {
     return key;
   }
 
-  compiled graph_for(std::span<const dtype> types, std::span<const std::optional<weak_scalar>> weak = {}) const {
-    std::vector<std::optional<weak_scalar>> none(types.size());
-    if (weak.empty()) weak = none;
+  // `weak`: per input, the C++ scalar it is, if it is one (types.size() of them).
+  compiled graph_for(std::span<const dtype> types, std::span<const std::optional<weak_scalar>> weak) const {
     const bool any_weak = std::any_of(weak.begin(), weak.end(), [](const auto& w) { return w.has_value(); });
     const std::vector<int> key = key_of(types, weak);
     const std::lock_guard<std::mutex> lock(mutex);
@@ -200,13 +199,15 @@ std::vector<array> fused_core::call_unfused(std::span<const operand> inputs, con
 }
 
 std::string fused_core::explain(std::span<const dtype> input_types) const {
-  const auto c = state_->graph_for(input_types);
+  const std::vector<std::optional<weak_scalar>> arrays_only(input_types.size());
+  const auto c = state_->graph_for(input_types, arrays_only);
   std::string text = c.graph->explain();
   if (c.reduction) {
     const auto& r = *c.reduction->reduce;
-    std::string axes = r.axis.all() ? std::string("None") : r.axis.list().empty() ? std::string("()") : std::string();
-    if (!r.axis.all())
-      for (int a : r.axis.list()) axes += (axes.empty() ? "" : ",") + std::to_string(a);
+    std::string axes;  // as NumPy's axis= reads: None, (), 0, 0,1
+    for (int a : r.axis.list()) axes += (axes.empty() ? "" : ",") + std::to_string(a);
+    if (r.axis.all()) axes = "None";
+    if (axes.empty()) axes = "()";
     text += "result = " + c.reduction->site->f.name() + ".reduce(out0, axis=" + axes +
             (r.keepdims ? ", keepdims" : "") + ")  after the pass, over out0 (one temporary)\n";
   }

@@ -208,6 +208,8 @@ TEST_CASE("fuse: a reduction at the end (cupy.fuse's) equals the chain's reduce,
   const auto i8 = ufunc_test::sample_array<std::int8_t>(300, 4).reshape({10, 30});
   check_same(total(i8), ufunc::add.reduce(ufunc::multiply(i8, 3), {.axis = ufunc::all_axes}));
   CHECK(total(i8).type() == ufunc::add.reduce(ufunc::multiply(i8, 3), {.axis = ufunc::all_axes}).type());
+  CHECK(total.explain({ufunc::int8}).find("result = add.reduce(out0, axis=None)") != std::string::npos);
+  CHECK(rows.explain({ufunc::float32}).find("result = maximum.reduce(out0, axis=1, keepdims)") != std::string::npos);
   // out= is the reduction's; scalars passed to the call stay weak.
   auto out = ufunc::array::zeros({}, ufunc::float64);
   (void)dot(x, y, {.out = {out}});
