@@ -420,10 +420,13 @@ with open(OUT, "w") as f:
     f.write("// Included by tests/unit/test_order.cpp at namespace scope: each line is a check of\n")
     f.write("// the strides NumPy gives the array that the one-liner above it allocates; the checks\n")
     f.write("// are split over functions that order_checks lists.\n")
-    parts = [[]]
+    parts, checks = [[]], 0
     for r in rows:
-        if sum("check_" in x for x in parts[-1]) >= CHECKS_PER_FUNCTION and "check_" in r:
-            parts.append([])
+        if "check_" in r:
+            if checks == CHECKS_PER_FUNCTION:
+                parts.append([])
+                checks = 0
+            checks += 1
         parts[-1].append(r)
     for k, part in enumerate(parts):
         f.write(f"\nvoid order_checks_{k}() {{\n" + "\n".join(part) + "\n}\n")

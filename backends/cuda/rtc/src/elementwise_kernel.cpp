@@ -111,8 +111,7 @@ void launch(const device_call& c, const void* data) {
   std::vector<void*> params;  // with the raw arrays' parameters
   if (current_raw_arrays != nullptr) {
     raws.reserve(current_raw_arrays->size());
-    params.push_back(words);
-    params.push_back(&fp);
+    params.assign(std::begin(call_only), std::end(call_only));
     for (const array& r : *current_raw_arrays) {
       if (r.device() != device::cuda(c.device))
         throw target_error("elementwise_kernel '" + loop.name + "': a raw array is on " + r.device().str() +
