@@ -41,7 +41,7 @@ __device__ __forceinline__ unsigned underflow_if(T r, bool exact_nonzero, bool i
 template <class T>
 __device__ __forceinline__ bool product_inexact(T a, T b, T r) {
   constexpr T scale = sizeof(T) == 4 ? T(18446744073709551616.0) : T(3.402823669209384634633746e38);
-  return ::cuda::std::fma(a * scale, b, -(r * scale)) != T(0);
+  return ::ufunc::ops::m::fma(a * scale, b, -(r * scale)) != T(0);
 }
 
 template <class T>
@@ -119,7 +119,7 @@ struct fp_rule<::ufunc::ops::divide> {
 template <class T>
 __device__ __forceinline__ unsigned float_quotient_flags(T a, T b) {
   if (!::isfinite(a) || !::isfinite(b) || b == T(0)) return 0;  // the generic rule and the pole
-  const T mod = ::cuda::std::fmod(a, b);
+  const T mod = ::ufunc::ops::m::fmod(a, b);
   const T num = a - mod;
   T div = num / b;
   unsigned f = 0;

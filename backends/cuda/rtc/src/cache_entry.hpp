@@ -11,6 +11,7 @@
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
 #include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
+#include <ufunc/backends/cuda/rtc/sha256.hpp>
 #include <ufunc/core/error.hpp>
 
 namespace ufunc::cuda::rtc::detail {
@@ -37,13 +38,23 @@ inline std::pair<std::vector<std::string>, std::string_view> unpack(const std::s
 
 /// `request` compiled by NVRTC, or its entry in the process's kernel cache: the key holds
 /// everything that changes the binary (the NVRTC library, the architecture, every option, the
-/// name expressions, the source); `kind` keeps different users' entries apart.
+/// name expressions, the in-memory headers, the source); `kind` keeps different users' entries apart.
 inline std::shared_ptr<const std::string> compile_cached(std::string_view kind, const compile_request& request) {
   std::string key =
       std::string(kind) + "\n" + compiler_identity() + "\nsm_" + std::to_string(request.architecture) + "\n";
   for (const auto& o : default_options()) key += o + "\n";
   for (const auto& o : request.options) key += o + "\n";
   for (const auto& n : request.name_expressions) key += n + "\n";
+  if (!request.headers.empty()) {
+    sha256_hasher h;
+    for (const auto& header : request.headers) {
+      h.update(header.name);
+      h.update(std::string_view("\0", 1));
+      h.update(header.text);
+      h.update(std::string_view("\0", 1));
+    }
+    key += "headers " + to_hex(h.finish()) + "\n";
+  }
   key += request.source;
   return kernel_cache::process().get(key, [&] { return pack(compile(request)); });
 }

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include <ufunc/core/error.hpp>
@@ -149,11 +150,34 @@ compile_result compile(const compile_request& r) {
                         std::to_string(r.architecture) + " (it supports " + list + ")");
   }
   program_guard program{a};
-  check(a, a.create_program(&program.p, r.source.c_str(), r.name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
+  // NVRTC takes NUL-terminated strings; the headers are views.
+  std::vector<std::string> header_texts, header_names;
+  std::vector<const char*> texts, names;
+  for (const auto& h : r.headers) {
+    header_names.emplace_back(h.name);
+    header_texts.emplace_back(h.text);
+  }
+  for (std::size_t k = 0; k < r.headers.size(); ++k) {
+    names.push_back(header_names[k].c_str());
+    texts.push_back(header_texts[k].c_str());
+  }
+  check(a,
+        a.create_program(&program.p, r.source.c_str(), r.name.c_str(), static_cast<int>(r.headers.size()), texts.data(),
+                         names.data()),
+        "nvrtcCreateProgram");
   for (const auto& expression : r.name_expressions)
     check(a, a.add_name_expression(program.p, expression.c_str()), "nvrtcAddNameExpression");
 
+  // A request's option that sets what a default sets (--std=, --fmad=, ...) replaces it.
+  const auto setting = [](const std::string& o) { return o.substr(0, o.find('=')); };
   std::vector<std::string> options = default_options();
+  options.erase(std::remove_if(options.begin(), options.end(),
+                               [&](const std::string& d) {
+                                 return d.find('=') != std::string::npos &&
+                                        std::any_of(r.options.begin(), r.options.end(),
+                                                    [&](const std::string& o) { return setting(o) == setting(d); });
+                               }),
+                options.end());
   options.push_back("--gpu-architecture=sm_" + std::to_string(r.architecture));
   options.insert(options.end(), r.options.begin(), r.options.end());
   std::vector<const char*> pointers;

@@ -52,7 +52,7 @@ struct fp_sink {
   unsigned long long* tag;
   unsigned long long seq;
 };
-constexpr unsigned fp_overflow = 2, fp_invalid = 8;  // ufunc::fp_flag's bits
+enum : unsigned { fp_overflow = 2, fp_invalid = 8 };  // ufunc::fp_flag's bits
 template <class T>
 __device__ __forceinline__ bool nan_of(const T&) { return false; }
 template <class T>
@@ -148,7 +148,8 @@ std::string type_prelude(const parameter_list& p, std::span<const ufunc::dtype> 
 }
 
 elementwise_program elementwise_source(const parameter_list& p, std::span<const ufunc::dtype> bound,
-                                       std::string_view body, std::string_view name, std::string_view preamble) {
+                                       std::string_view body, std::string_view name, std::string_view preamble,
+                                       bool body_flags) {
   if (!is_c_identifier(name))
     throw value_error("elementwise_kernel: the name \"" + std::string(name) + "\" is not a C identifier");
   if (bound.size() != p.placeholders.size())
@@ -234,13 +235,14 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << "    {\n"
     << "#line 1 \"" << name << "\"\n"
     << body << "\n"
-    << "    }\n"
-    << "    if (_fp.flags) {\n"
-    << "      const bool _out_nan = " << any(out_nan) << ", _out_inf = " << any(out_inf) << ";\n"
-    << "      if (_out_nan && !(" << any(in_nan) << ")) _flags |= _ufunc::fp_invalid;\n"
-    << "      if (_out_inf && !(" << any(in_inf) << ")) _flags |= _ufunc::fp_overflow;\n"
-    << "    }\n"
-    << "  }\n"
+    << "    }\n";
+  if (!body_flags)
+    s << "    if (_fp.flags) {\n"
+      << "      const bool _out_nan = " << any(out_nan) << ", _out_inf = " << any(out_inf) << ";\n"
+      << "      if (_out_nan && !(" << any(in_nan) << ")) _flags |= _ufunc::fp_invalid;\n"
+      << "      if (_out_inf && !(" << any(in_inf) << ")) _flags |= _ufunc::fp_overflow;\n"
+      << "    }\n";
+  s << "  }\n"
     << "  if (_fp.flags) _ufunc::report_warp(_fp, _flags);\n"
     << "}\n";
   out.source = s.str();

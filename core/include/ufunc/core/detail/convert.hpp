@@ -18,7 +18,9 @@ template <class T>
 struct is_complex : std::false_type {};
 template <class T>
 struct is_complex<std::complex<T>> : std::true_type {};
-#if defined(__CUDACC__)
+// NVRTC has no host standard library: there std::complex is cuda::std::complex (the library's
+// generated kernels map std to cuda::std, backends/cuda/rtc), one template, specialized above.
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 template <class T>
 struct is_complex<::cuda::std::complex<T>> : std::true_type {};
 #endif

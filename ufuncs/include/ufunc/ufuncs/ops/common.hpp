@@ -79,6 +79,11 @@ UFUNC_HOST_DEVICE inline float fmod(float a, float b) { return ::fmodf(a, b); }
 UFUNC_HOST_DEVICE inline double fmod(double a, double b) { return ::fmod(a, b); }
 UFUNC_HOST_DEVICE inline float modf(float a, float* i) { return ::modff(a, i); }
 UFUNC_HOST_DEVICE inline double modf(double a, double* i) { return ::modf(a, i); }
+#if defined(__CUDACC_RTC__)
+// NVRTC's libcu++ lacks fma too (nvcc's takes it from the host's <cmath>).
+UFUNC_HOST_DEVICE inline float fma(float a, float b, float c) { return ::fmaf(a, b, c); }
+UFUNC_HOST_DEVICE inline double fma(double a, double b, double c) { return ::fma(a, b, c); }
+#endif
 #else
 using namespace ::std;
 #endif

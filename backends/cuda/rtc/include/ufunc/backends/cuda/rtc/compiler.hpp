@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <ufunc/backends/cuda/rtc/library_headers.hpp>
+
 namespace ufunc::cuda::rtc {
 
 struct compile_request {
@@ -25,6 +27,9 @@ struct compile_request {
   std::vector<std::string> name_expressions;
   /// The GPU's compute capability as major * 10 + minor (90 for sm_90).
   int architecture = 0;
+  /// Headers given to NVRTC in memory, by the name `#include <...>` uses (the library's
+  /// own: library_headers()); the texts must outlive the call. A cache key covers them.
+  std::vector<header> headers;
 };
 
 struct compile_result {
@@ -43,7 +48,8 @@ struct compile_result {
 /// NumPy's two roundings).
 [[nodiscard]] std::vector<std::string> default_options();
 
-/// Compiles `r` to a CUBIN. Throws compile_error (NVRTC's log and the source with line
+/// Compiles `r` to a CUBIN. An option of the request that sets what a default sets
+/// ("--std=c++20", "--fmad=false") replaces that default. Throws compile_error (NVRTC's log and the source with line
 /// numbers) when the source does not compile, target_error when NVRTC cannot be loaded
 /// (naming the libraries and folders tried, and UFUNC_CUDA_PATH), value_error for an
 /// architecture NVRTC does not support.

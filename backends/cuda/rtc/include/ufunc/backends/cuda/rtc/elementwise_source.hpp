@@ -62,8 +62,11 @@ struct elementwise_program {
 /// raw parameter as a `_ufunc::raw<T>`, `i` (the flat index), `_ind.size()` (the number of
 /// elements), and the placeholders as type names; `preamble` goes before the kernel
 /// (device functions the body calls). `name` must be a C identifier (value_error).
+/// `body_flags`: the body classifies its own floating-point flags, or-ing fp_flag bits into
+/// `unsigned _flags` where `_fp.flags` is set (a fused expression applies each node's rule),
+/// instead of the generic rule of the launch ABI above.
 [[nodiscard]] elementwise_program elementwise_source(const parameter_list& p, std::span<const ufunc::dtype> bound,
                                                      std::string_view body, std::string_view name,
-                                                     std::string_view preamble);
+                                                     std::string_view preamble, bool body_flags = false);
 
 }  // namespace ufunc::cuda::rtc

@@ -1,0 +1,53 @@
+// A generated elementwise program (elementwise_source.hpp) as the device code of a ufunc
+// loop: each instantiation a call needs (dimension bucket, with or without where=) is
+// compiled through the kernel cache on first use on a device, loaded and launched over the
+// call's planned operands. elementwise_kernel's loops and fused expressions on cuda
+// (fusion/) both run this way.
+//
+//   auto loop = rtc::make_generated_loop("hyp", rtc::elementwise_source(p, bound, body, "hyp", ""), {});
+//   ufunc::loop_entry e;
+//   e.types = ...;
+//   rtc::attach_device(e, loop);   // e.device, e.device_data
+//   e.keepalive = loop;
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
+#include <ufunc/backends/cuda/rtc/library_headers.hpp>
+#include <ufunc/core/array.hpp>
+#include <ufunc/core/loop.hpp>
+
+namespace ufunc::cuda::rtc {
+
+struct generated_loop;
+
+/// `program` with the NVRTC options (after the defaults) and in-memory headers its source
+/// needs; `name` names it in compile errors and launch errors. Compiles nothing yet.
+[[nodiscard]] std::shared_ptr<generated_loop> make_generated_loop(std::string name, elementwise_program program,
+                                                                  std::vector<std::string> options,
+                                                                  std::vector<header> headers = {});
+
+/// The name given to make_generated_loop.
+[[nodiscard]] const std::string& name_of(const generated_loop& loop) noexcept;
+
+/// Points `e`'s device launcher at `loop` (e.device, e.device_data); the caller keeps
+/// `loop` alive while `e` is registered (e.keepalive or an owner of it).
+void attach_device(loop_entry& e, const std::shared_ptr<generated_loop>& loop);
+
+/// The raw parameters' arrays of the launches this thread makes while the scope lives
+/// (elementwise_kernel's `raw T x` inputs, in declaration order).
+class raw_arguments_scope {
+ public:
+  explicit raw_arguments_scope(const std::vector<array>* raw) noexcept;
+  ~raw_arguments_scope();
+  raw_arguments_scope(const raw_arguments_scope&) = delete;
+  raw_arguments_scope& operator=(const raw_arguments_scope&) = delete;
+
+ private:
+  const std::vector<array>* saved_;
+};
+
+}  // namespace ufunc::cuda::rtc
