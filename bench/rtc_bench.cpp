@@ -17,11 +17,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
 #include <ufunc/backends/cuda/rtc/reduction_kernel.hpp>
+
 #include <ufunc/ufunc.hpp>
+#include "cuda_timing.hpp"
 
 namespace {
 
@@ -29,27 +32,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void sync() {
-  if (cudaDeviceSynchronize() != cudaSuccess) {
-    std::fprintf(stderr, "rtc_bench: cudaDeviceSynchronize failed\n");
-    std::exit(1);
-  }
-}
+void sync() { bench::device_sync(); }
 
-// Median of `reps` timed calls after `warm` untimed ones.
 template <class F>
 double median_time(F&& f, int warm, int reps) {
-  for (int k = 0; k < warm; ++k) f();
-  sync();
-  std::vector<double> t;
-  for (int k = 0; k < reps; ++k) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    sync();
-    t.push_back(seconds_since(t0));
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return bench::median_synchronized(std::forward<F>(f), warm, reps);
 }
 
 void compile_figures() {

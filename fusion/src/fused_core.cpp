@@ -8,6 +8,7 @@
 #include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/errstate.hpp>
+#include <ufunc/core/transfer.hpp>
 #include <ufunc/fusion/graph.hpp>
 
 namespace ufunc::fusion::detail {
@@ -87,7 +88,7 @@ struct fused_core::state {
                         " outputs, then " + std::to_string(f.nout()));
     std::shared_ptr<const node> reduction = reduction_of(outputs);
     if (reduction) outputs = {reduction->site->args.front()};
-    auto g = compile_graph(outputs, types, any_weak ? weak : std::span<const std::optional<weak_scalar>>{});
+    auto g = compile_graph(outputs, types, any_weak ? weak : std::span<const std::optional<weak_scalar>>{}, f.name());
     compiled c{g, any_weak ? function(f.name(), f.nin(), f.nout()) : f, reduction};
     c.runs.add_loop(g->loop(g));
     graphs.emplace(key, c);
@@ -169,6 +170,18 @@ class unfused_evaluator {
     if (it == results_.end()) {
       std::vector<operand> args;
       for (const auto& a : n.site->args) args.push_back(value(a));
+      // A node of scalars only (r + 0.5 * v * v) gives a host 0-d array, as NumPy's call
+      // does; next to device arrays it goes to their device, as the fused kernel reads it.
+      const auto on_device = std::find_if(args.begin(), args.end(), [](const operand& a) {
+        return !a.is_scalar() && !a.as_array().device().is_host();
+      });
+      if (on_device != args.end())
+        for (std::size_t k = 0; k < args.size(); ++k) {
+          auto& a = args[k];
+          if (n.site->args[k].get().what == node::kind::call && !a.is_scalar() && a.as_array().device().is_host() &&
+              a.as_array().ndim() == 0)
+            a = operand(to_device(a.as_array(), on_device->as_array().device().index));
+        }
       call_options o;
       o.target = options_.target;
       it = results_.emplace(n.site.get(), n.site->f.call(args, o)).first;
@@ -202,6 +215,10 @@ std::string fused_core::explain(std::span<const dtype> input_types) const {
   const std::vector<std::optional<weak_scalar>> arrays_only(input_types.size());
   const auto c = state_->graph_for(input_types, arrays_only);
   std::string text = c.graph->explain();
+  if (c.graph->runs_on_device())
+    text += "cuda: one kernel generated from these nodes (device_source())\n";
+  else
+    text += "cuda: not fused: " + c.graph->device_source() + "\n";
   if (c.reduction) {
     const auto& r = *c.reduction->reduce;
     std::string axes;  // as NumPy's axis= reads: None, (), 0, 0,1
@@ -212,6 +229,13 @@ std::string fused_core::explain(std::span<const dtype> input_types) const {
             (r.keepdims ? ", keepdims" : "") + ")  after the pass, over out0 (one temporary)\n";
   }
   return text;
+}
+
+std::string fused_core::device_source(std::span<const dtype> input_types) const {
+  const std::vector<std::optional<weak_scalar>> arrays_only(input_types.size());
+  const auto c = state_->graph_for(input_types, arrays_only);
+  if (!c.graph->runs_on_device()) throw value_error("fuse '" + state_->f.name() + "': " + c.graph->device_source());
+  return c.graph->device_source();
 }
 
 const function& fused_core::ufunc() const noexcept { return state_->f; }

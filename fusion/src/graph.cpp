@@ -12,86 +12,17 @@
 #include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/error.hpp>
 
+#include <ufunc/backends/cuda/rtc/generated_loop.hpp>
+#include <ufunc/core/device_call.hpp>
+
+#include "device_source.hpp"
+#include "plan.hpp"
+
 namespace ufunc::fusion {
 
 namespace {
 
-// Elements per block: the temporaries of a few nodes stay in the L1 data cache (4 float32
-// temporaries: 16 KiB), as numexpr's blocks; a node's loop call costs tens of ns of
-// dispatch, small beside 1024 elements. Measured on the 2-core VM (hyp, bench/fuse_bench):
-// 1024 and 4096 within noise of each other, 512 slower (call overhead), 8192 slower (L2).
-constexpr std::int64_t block = 1024;
-
-std::size_t round_up(std::size_t n) { return (n + 63) / 64 * 64; }
-
-}  // namespace
-
-// Where a value lives while a block runs: an operand of the fused call (strided), a
-// constant (stride 0) or a temporary of one block (contiguous).
-struct slot {
-  enum class kind { operand, constant, temp, output };
-  kind where;
-  int index;  // operand position, constant number or temporary number
-  dtype type;
-};
-
-struct compiled_graph::plan {
-  struct argument {
-    int slot;
-    cast_loop_fn cast = nullptr;  // to the loop's dtype, into temporary cast_temp
-    int cast_temp = -1;
-  };
-  struct step {
-    function f;  // keeps the loop's code and state alive
-    inner_loop_fn fn;
-    const void* data;
-    type_signature loop_types;
-    std::vector<argument> inputs;
-    std::vector<int> outputs;    // slots
-    bool writes_output = false;  // a fused output is one of its results (write_outputs_in_place)
-  };
-
-  type_signature types;
-  std::vector<slot> slots;
-  std::vector<std::array<std::byte, 16>> constants;
-  std::vector<dtype> temps;
-  std::vector<std::size_t> temp_offsets;  // in one block's scratch
-  std::size_t scratch_bytes = 0;
-  std::vector<step> steps;
-  std::vector<int> outputs;  // slots of the fused outputs
-  std::vector<cast_loop_fn> output_copies;
-  int overflowing_constants = 0;
-
-  int add_slot(slot::kind k, int index, dtype t) {
-    slots.push_back({k, index, t});
-    return static_cast<int>(slots.size()) - 1;
-  }
-  int add_temp(dtype t) {
-    temps.push_back(t);
-    temp_offsets.push_back(scratch_bytes);
-    scratch_bytes += round_up(static_cast<std::size_t>(block) * t.itemsize());
-    return add_slot(slot::kind::temp, static_cast<int>(temps.size()) - 1, t);
-  }
-};
-
-namespace {
-
 using plan = compiled_graph::plan;
-
-std::string value_name(const plan& p, int s) {
-  const slot& v = p.slots[std::size_t(s)];
-  switch (v.where) {
-    case slot::kind::operand:
-      return "x" + std::to_string(v.index);
-    case slot::kind::constant:
-      return "c" + std::to_string(v.index);
-    case slot::kind::output:
-      return "out" + std::to_string(v.index);
-    case slot::kind::temp:
-      break;
-  }
-  return "t" + std::to_string(v.index);
-}
 
 // A constant's kind and exact value as bytes: equal keys, equal constants.
 std::string constant_bits(const weak_scalar& w) {
@@ -180,7 +111,7 @@ class compiler {
       throw no_loop_error("fuse: node " + std::to_string(p_.steps.size()) + ", " + site.f.name() + "(" + types +
                           "): " + e.what());
     }
-    plan::step s{site.f, loop.host, loop.host_data, loop.types, {}, {}};
+    plan::step s{site.f, loop.host, loop.host_data, loop.types, {}, {}, false, loop.source_op};
     for (int i = 0; i < nin; ++i) {
       const dtype want = loop.types.input(i);
       const node& a = site.args[std::size_t(i)].get();
@@ -389,10 +320,31 @@ void share_scratch(plan& p) {
   p.scratch_bytes = total;
 }
 
+// The device launcher of a graph that has no kernel: says which node keeps it from one.
+void refuse_device(const device_call&, const void* data) {
+  throw value_error("fuse: cannot run on cuda: " + static_cast<const plan*>(data)->device_refusal);
+}
+
 }  // namespace
 
+std::string value_name(const compiled_graph::plan& p, int s) {
+  const slot& v = p.slots[std::size_t(s)];
+  switch (v.where) {
+    case slot::kind::operand:
+      return "x" + std::to_string(v.index);
+    case slot::kind::constant:
+      return "c" + std::to_string(v.index);
+    case slot::kind::output:
+      return "out" + std::to_string(v.index);
+    case slot::kind::temp:
+      break;
+  }
+  return "t" + std::to_string(v.index);
+}
+
 std::shared_ptr<const compiled_graph> compile_graph(std::span<const expr> outputs, std::span<const dtype> input_types,
-                                                    std::span<const std::optional<weak_scalar>> weak_inputs) {
+                                                    std::span<const std::optional<weak_scalar>> weak_inputs,
+                                                    std::string_view name) {
   if (outputs.empty()) throw value_error("fuse: the fused function returns nothing");
   if (input_types.empty()) throw value_error("fuse: a fused function takes at least one input");
   if (input_types.size() + outputs.size() > std::size_t(max_operands))
@@ -413,6 +365,7 @@ std::shared_ptr<const compiled_graph> compile_graph(std::span<const expr> output
   }
   write_outputs_in_place(*p);
   share_scratch(*p);
+  generate_device_loop(*p, name);
   return std::make_shared<const compiled_graph>(std::move(p));
 }
 
@@ -429,8 +382,18 @@ loop_entry compiled_graph::loop(const std::shared_ptr<const compiled_graph>& sel
   e.host = &fused_loop;
   e.host_data = plan_.get();
   e.keepalive = self;
+  if (plan_->device)
+    cuda::rtc::attach_device(e, plan_->device);
+  else
+    e.device = &refuse_device, e.device_data = plan_.get();
   return e;
 }
+
+const std::string& compiled_graph::device_source() const noexcept {
+  return plan_->device ? plan_->device_source : plan_->device_refusal;
+}
+
+bool compiled_graph::runs_on_device() const noexcept { return plan_->device != nullptr; }
 
 std::string compiled_graph::explain() const {
   const plan& p = *plan_;

@@ -3,11 +3,18 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
+#include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
+#include <ufunc/backends/cuda/rtc/generated_loop.hpp>
+#include <ufunc/backends/cuda/rtc/parameters.hpp>
 #include <ufunc/core/signature.hpp>
 
 namespace ufunc::fusion {
 namespace {
+
+// Defined in every fused kernel's preamble (device_source.cpp).
+constexpr const char* select_source_op = "_ufunc_fusion::select";
 
 template <class T>
 void select_loop(char* const* args, std::int64_t n, const std::int64_t* steps, const void*) {
@@ -23,6 +30,17 @@ void add_select(function& f) {
   loop_entry e;
   e.types = signature_traits<T(bool, T, T)>::types();
   e.host = &select_loop<T>;
+  e.source_op = select_source_op;
+  // On cuda (the unfused chain of a fused function calls it), a kernel generated at run time
+  // and compiled on first use, as elementwise_kernel's.
+  const std::string type(e.types.output(0).name());
+  auto device = cuda::rtc::make_generated_loop(
+      "where",
+      cuda::rtc::elementwise_source(cuda::rtc::parse_parameters("bool c, " + type + " x, " + type + " y", type + " z"),
+                                    {}, "z = c ? x : y;", "where", ""),
+      {});
+  cuda::rtc::attach_device(e, device);
+  e.keepalive = device;
   f.add_loop(std::move(e));
 }
 

@@ -216,9 +216,9 @@ TEST_CASE("fuse: a reduction at the end (cupy.fuse's) equals the chain's reduce,
   check_same(out, ufunc::add.reduce(ufunc::multiply(x, y)));
   auto scaled = ufunc::fuse([](auto s, auto a) { return ufunc::add.reduce(s * a); }, "scaled");
   check_same(scaled(0.5, x), ufunc::add.reduce(ufunc::multiply(0.5, x)));
-  CHECK(
-      dot.explain({ufunc::float64, ufunc::float64}) ==
-      "out0 = multiply(x0, x1)  dd->d\nresult = add.reduce(out0, axis=0)  after the pass, over out0 (one temporary)\n");
+  CHECK(dot.explain({ufunc::float64, ufunc::float64}) ==
+        "out0 = multiply(x0, x1)  dd->d\ncuda: one kernel generated from these nodes (device_source())\nresult = "
+        "add.reduce(out0, axis=0)  after the pass, over out0 (one temporary)\n");
   // What is refused, and said so.
   CHECK_THROWS_WITH_AS((void)dot(x, y, {.where = ufunc::array::zeros({1000}, ufunc::bool_)}),
                        doctest::Contains("where= does not apply"), ufunc::value_error);
@@ -243,15 +243,19 @@ TEST_CASE("fuse: one trace per dtype tuple, no temporaries, errors that name the
   CHECK_THROWS_AS((void)ufunc::multiply(x, x), ufunc::memory_error);
   ufunc::detail::inject_host_allocation_failures(0);
   CHECK(f.traces() == 1);
-  CHECK(ufunc::fuse([](auto a) { return a + 1; }, "p").explain({ufunc::int16}) == "out0 = add(x0, c0)  hh->h\n");
+  CHECK(ufunc::fuse([](auto a) { return a + 1; }, "p").explain({ufunc::int16}) ==
+        "out0 = add(x0, c0)  hh->h\ncuda: one kernel generated from these nodes (device_source())\n");
   // The same ufunc on the same values runs once.
   CHECK(ufunc::fuse([](auto a) { return a * 2 + a * 2; }, "cse").explain({ufunc::int16}) ==
-        "t0 = multiply(x0, c0)  hh->h\nout0 = add(t0, t0)  hh->h\n");
+        "t0 = multiply(x0, c0)  hh->h\nout0 = add(t0, t0)  hh->h\ncuda: one kernel generated from these nodes "
+        "(device_source())\n");
   CHECK(ufunc::fuse([](auto a) { return a * 2 + a * 3; }, "no_cse").explain({ufunc::int16}) ==
-        "t0 = multiply(x0, c0)  hh->h\nt1 = multiply(x0, c1)  hh->h\nout0 = add(t0, t1)  hh->h\n");
+        "t0 = multiply(x0, c0)  hh->h\nt1 = multiply(x0, c1)  hh->h\nout0 = add(t0, t1)  hh->h\ncuda: one kernel "
+        "generated from these nodes (device_source())\n");
   // A node after the output's reads an operand (the output may be that operand): copied.
   CHECK(ufunc::fuse([](auto a) { return std::make_tuple(a * 2, a + 1); }, "q").explain({ufunc::int16}) ==
-        "t0 = multiply(x0, c0)  hh->h\nout1 = add(x0, c1)  hh->h\nout0 = t0  int16\n");
+        "t0 = multiply(x0, c0)  hh->h\nout1 = add(x0, c1)  hh->h\nout0 = t0  int16\ncuda: one kernel generated from "
+        "these nodes (device_source())\n");
   auto bad = ufunc::fuse([](auto a, auto b) { return (a + b) & b; }, "bad");
   CHECK_THROWS_WITH_AS((void)bad(x, y), doctest::Contains("fuse: node 1, bitwise_and(float32, float32)"),
                        ufunc::no_loop_error);

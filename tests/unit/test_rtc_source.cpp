@@ -19,6 +19,8 @@
 
 #include <doctest/doctest.h>
 
+#include "nvrtc_support.hpp"
+
 #include "../rtc_test_sources.hpp"
 
 namespace rtc = ufunc::cuda::rtc;
@@ -44,18 +46,6 @@ std::string bind_error(const rtc::parameter_list& p, std::vector<std::optional<u
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-// The NVRTC tests need the CUDA Toolkit's NVRTC (not a GPU). Where it is missing they
-// say SKIPPED (ctest reports unit.nvrtc as skipped), except under CI, whose machine has
-// the toolkit: there a missing NVRTC fails.
-bool nvrtc_or_skip() {
-  if (rtc::nvrtc_available()) return true;
-  if (const char* ci = std::getenv("CI"); ci != nullptr && *ci != '\0') {
-    FAIL("NVRTC (libnvrtc from the CUDA Toolkit) cannot be loaded, and CI must run the run-time compile tests");
-  }
-  std::printf("SKIPPED: NVRTC (libnvrtc from the CUDA Toolkit) cannot be loaded here; set UFUNC_CUDA_PATH\n");
-  return false;
-}
 
 }  // namespace
 
@@ -150,7 +140,7 @@ TEST_CASE("rtc source: numbered_source numbers every line") {
 
 TEST_SUITE("nvrtc") {
   TEST_CASE("nvrtc: a generated kernel of every dtype compiles to a CUBIN with one kernel per instantiation") {
-    if (!nvrtc_or_skip()) return;
+    if (!ufunc_test::nvrtc_or_skip()) return;
     CHECK(rtc::nvrtc_version() >= 12000);
     for (int k = 0; k < ufunc::dtype::count; ++k) {
       const auto t = ufunc::dtype::from_index(k);
@@ -174,7 +164,7 @@ TEST_SUITE("nvrtc") {
   }
 
   TEST_CASE("nvrtc: a typo in the body is a compile_error naming the body's line, with the source") {
-    if (!nvrtc_or_skip()) return;
+    if (!ufunc_test::nvrtc_or_skip()) return;
     const auto s =
         rtc::elementwise_source(rtc::parse_parameters("T x", "T z"), std::vector<ufunc::dtype>{ufunc::float32},
                                 "z = x;\nz = x +* 2;", "typo", "");
@@ -199,7 +189,7 @@ TEST_SUITE("nvrtc") {
 
 TEST_SUITE("nvrtc") {
   TEST_CASE("module: compiled without a GPU for an architecture, template kernels lowered by their C++ names") {
-    if (!nvrtc_or_skip()) return;
+    if (!ufunc_test::nvrtc_or_skip()) return;
     ufunc::cuda::module m(ufunc_test::doublify_and_scale,
                           {.name_expressions = {"scale<float>", "scale<double>"}, .name = "kernels"});
     const auto lowered = m.lowered_names(90);
@@ -221,7 +211,7 @@ TEST_SUITE("nvrtc") {
 
 TEST_SUITE("nvrtc") {
   TEST_CASE("reduction_kernel: the generated kernels compile for every dtype; errors name the expression") {
-    if (!nvrtc_or_skip()) return;
+    if (!ufunc_test::nvrtc_or_skip()) return;
     ufunc::cuda::reduction_kernel sum_sq("T x", "T y", "x * x", "a + b", "y = a", "0", "sum_sq");
     for (int k = 0; k < ufunc::dtype::count; ++k) {
       const auto t = ufunc::dtype::from_index(k);

@@ -107,6 +107,7 @@ enum builtin_number : int {
 
 struct builtin_info {
   const char* name;
+  const char* source_op;  // the loops' operation (ufunc/ufuncs/ops/)
   int nin;
   int nout;
   std::optional<weak_scalar> identity;
@@ -115,7 +116,7 @@ struct builtin_info {
 
 const builtin_info& info(int number) {
   static const builtin_info infos[] = {
-#define UFUNC_BUILTIN(name, group, nin, nout, identity, doc) {#name, nin, nout, identity, doc},
+#define UFUNC_BUILTIN(name, group, nin, nout, identity, doc) {#name, "ufunc::ops::" #name, nin, nout, identity, doc},
 #define UFUNC_LOOP(...)
 #define UFUNC_ALIAS(...)
 #include "registry.inc"
@@ -240,6 +241,7 @@ function make_builtin(int number) {
     e.reorderable = k.reorderable;
     e.host_scalar = k.scalar;
     e.host_scalar_data = k.scalar_data;
+    e.source_op = b.source_op;
 #if defined(UFUNC_HAS_CUDA)
     const auto& dk = builtin_device_kernels().loops[i];
     e.device = dk.fn;

@@ -191,6 +191,12 @@ class fused {
   }
   /// The ufunc behind: its loops are the dtype tuples compiled so far.
   [[nodiscard]] const function& ufunc() const noexcept { return core_.ufunc(); }
+  /// The CUDA kernel generated for these input dtypes (what NVRTC compiles on the first
+  /// cuda call: one pass, each node calling its built-in operation); value_error where a
+  /// node has no source for generated code.
+  [[nodiscard]] std::string device_source(std::initializer_list<dtype> input_types) const {
+    return core_.device_source(std::span<const dtype>(input_types.begin(), input_types.size()));
+  }
   /// How many times the function was traced (once per tuple of input dtypes).
   [[nodiscard]] std::size_t traces() const { return core_.traces(); }
 

@@ -92,6 +92,11 @@ struct loop_entry {
   /// (host_scalar_data is its state).
   inner_loop_fn host_scalar = nullptr;
   const void* host_scalar_data = nullptr;
+  /// The scalar operation the loop applies, as C++ that code generated at run time can
+  /// call with the library's device headers ("ufunc::ops::add": `ufunc::ops::add{}(a, b)`
+  /// on the loop's types); fused expressions on cuda are built from it. Null where the loop
+  /// has no such source (a functor compiled into the program).
+  const char* source_op = nullptr;
 };
 
 }  // namespace ufunc

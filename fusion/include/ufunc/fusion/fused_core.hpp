@@ -28,6 +28,9 @@ class fused_core {
   /// result: what the fused call must equal (tests, the differential runner, examples).
   std::vector<array> call_unfused(std::span<const operand> inputs, const call_options& options) const;
   [[nodiscard]] std::string explain(std::span<const dtype> input_types) const;
+  /// The CUDA source of the kernel for these input dtypes; value_error naming the node
+  /// where the graph cannot run on cuda.
+  [[nodiscard]] std::string device_source(std::span<const dtype> input_types) const;
   [[nodiscard]] const function& ufunc() const noexcept;
   [[nodiscard]] std::size_t traces() const;
 

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include <ufunc/core/dtype.hpp>
 #include <ufunc/core/loop.hpp>
@@ -31,10 +32,11 @@ class compiled_graph;
 /// value fits: equal for every value that fits the same ones. Throws the error the unfused
 /// chain would raise first (no_loop_error naming the node's ufunc and the dtypes flowing
 /// into it, overflow_error for a weak integer that does not fit), and value_error for an
-/// output that is a constant.
+/// output that is a constant. `name` (a C identifier, else "fused" is used) names the CUDA
+/// kernel generated for the graph.
 [[nodiscard]] std::shared_ptr<const compiled_graph> compile_graph(
     std::span<const expr> outputs, std::span<const dtype> input_types,
-    std::span<const std::optional<weak_scalar>> weak_inputs = {});
+    std::span<const std::optional<weak_scalar>> weak_inputs = {}, std::string_view name = "fused");
 
 class compiled_graph {
  public:
@@ -44,6 +46,10 @@ class compiled_graph {
   [[nodiscard]] loop_entry loop(const std::shared_ptr<const compiled_graph>& self) const;
   /// What runs: one line per call node, "t2 = multiply(x0, x0) ff->f".
   [[nodiscard]] std::string explain() const;
+  /// The CUDA source of the graph's kernel (one pass, compiled on the first cuda call), or,
+  /// where the graph has none, why (the node whose loop has no source).
+  [[nodiscard]] const std::string& device_source() const noexcept;
+  [[nodiscard]] bool runs_on_device() const noexcept;
   /// Weak constants that overflow when converted to their loop's dtype (reported as a
   /// call reports such a scalar: "overflow encountered in cast").
   [[nodiscard]] int overflowing_constants() const noexcept;

@@ -1,0 +1,143 @@
+#include "device_source.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+#include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
+#include <ufunc/backends/cuda/rtc/generated_loop.hpp>
+#include <ufunc/backends/cuda/rtc/library_headers.hpp>
+#include <ufunc/backends/cuda/rtc/parameters.hpp>
+
+namespace ufunc::fusion {
+
+namespace {
+
+// What a fused kernel includes: the operations, their device flag rules and the casts.
+constexpr std::string_view preamble = R"(#include <ufunc/ufuncs/ops.hpp>
+#include <ufunc/ufuncs/device_fp_rules.hpp>
+#include <ufunc/backends/cuda/device_cast.hpp>
+namespace _ufunc {
+using complex64 = ::cuda::std::complex<float>;
+using complex128 = ::cuda::std::complex<double>;
+}  // namespace _ufunc
+namespace _fused = ::ufunc::backends::cuda;
+namespace _ufunc_fusion {
+// np.where's step (select.cpp): its result is one of its inputs, so the generic flag rule
+// never reports anything for it, as its host loop raises nothing.
+struct select {
+  template <class T>
+  __device__ T operator()(bool c, T x, T y) const { return c ? x : y; }
+};
+}  // namespace _ufunc_fusion
+)";
+
+std::string type_name(dtype t) { return std::string(cuda::rtc::device_type_name(t)); }
+
+template <class Bits>
+std::string hex_bits(const std::byte* b) {
+  Bits v{};
+  std::memcpy(&v, b, sizeof v);
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llxull", static_cast<unsigned long long>(v));
+  return text;
+}
+
+// A constant, exactly: integers by value, floats by their bits (NaN payloads and -0.0 too).
+std::string literal(dtype t, const std::byte* b) {
+  const std::string type = type_name(t);
+  switch (t.type_id()) {
+    case dtype::id::bool_:
+      return *reinterpret_cast<const bool*>(b) ? "true" : "false";
+    case dtype::id::float32:
+      return "__uint_as_float(" + hex_bits<std::uint32_t>(b) + ")";
+    case dtype::id::float64:
+      return "__longlong_as_double(" + hex_bits<std::uint64_t>(b) + ")";
+    case dtype::id::complex64:
+      return type + "(__uint_as_float(" + hex_bits<std::uint32_t>(b) + "), __uint_as_float(" +
+             hex_bits<std::uint32_t>(b + 4) + "))";
+    case dtype::id::complex128:
+      return type + "(__longlong_as_double(" + hex_bits<std::uint64_t>(b) + "), __longlong_as_double(" +
+             hex_bits<std::uint64_t>(b + 8) + "))";
+    default: {
+      // Integers: their bits reinterpreted as the type (two's complement).
+      const std::size_t n = t.itemsize();
+      return n == 8   ? "(" + type + ")" + hex_bits<std::uint64_t>(b)
+             : n == 4 ? "(" + type + ")" + hex_bits<std::uint32_t>(b)
+             : n == 2 ? "(" + type + ")" + hex_bits<std::uint16_t>(b)
+                      : "(" + type + ")" + hex_bits<std::uint8_t>(b);
+    }
+  }
+}
+
+}  // namespace
+
+void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
+  for (const auto& s : p.steps)
+    if (s.source_op == nullptr) {
+      p.device_refusal = "node " + s.f.name() + " (" + s.loop_types.str() +
+                         ") has no source for generated code (its loop is a functor compiled into the program); "
+                         "on cuda, fuse built-in ufuncs, or run the chain unfused";
+      return;
+    }
+  const int nin = p.types.nin();
+  std::string in_params, out_params;
+  for (int i = 0; i < nin; ++i)
+    in_params += (i ? ", " : "") + std::string(p.types.input(i).name()) + " x" + std::to_string(i);
+  for (int o = 0; o < p.types.nout(); ++o)
+    out_params += (o ? ", " : "") + std::string(p.types.output(o).name()) + " y" + std::to_string(o);
+  const auto params = cuda::rtc::parse_parameters(in_params, out_params);
+
+  // The body: constants, then each step (its casts, the operation, its flags), then the
+  // outputs. Values keep their explain() names; a slot that is a fused output in the host
+  // plan is a local here (out0), stored to the output parameter at the end.
+  std::string body;
+  const auto local = [&](int s) { return value_name(p, s); };
+  for (std::size_t c = 0; c < p.constants.size(); ++c)
+    for (std::size_t s = 0; s < p.slots.size(); ++s)
+      if (p.slots[s].where == slot::kind::constant && p.slots[s].index == static_cast<int>(c)) {
+        body += "const " + type_name(p.slots[s].type) + " " + local(int(s)) + " = " +
+                literal(p.slots[s].type, p.constants[c].data()) + ";\n";
+        break;
+      }
+  for (std::size_t k = 0; k < p.steps.size(); ++k) {
+    const auto& s = p.steps[k];
+    const std::string r = "_r" + std::to_string(k);
+    std::string args;
+    for (std::size_t i = 0; i < s.inputs.size(); ++i) {
+      const auto& a = s.inputs[i];
+      std::string v = local(a.slot);
+      if (a.cast != nullptr) {
+        const std::string cast = "_fused::convert_op<" + type_name(p.slots[std::size_t(a.cast_temp)].type) + ", " +
+                                 type_name(p.slots[std::size_t(a.slot)].type) + ">";
+        const std::string to = local(a.cast_temp);
+        body += "const auto " + to + " = " + cast + "{}(" + v + ");\n";
+        body += "if (_fp.flags) _flags |= _fused::fp_flags_of<" + cast + ">(" + to + ", " + v + ");\n";
+        v = to;
+      }
+      args += (i ? ", " : "") + v;
+    }
+    body += "// " + s.f.name() + " " + s.loop_types.str() + "\n";
+    body += "const auto " + r + " = " + s.source_op + "{}(" + args + ");\n";
+    body += "if (_fp.flags) _flags |= _fused::fp_flags_of<" + std::string(s.source_op) + ">(" + r +
+            (args.empty() ? "" : ", ") + args + ");\n";
+    for (std::size_t o = 0; o < s.outputs.size(); ++o) {
+      const std::string value = s.outputs.size() == 1 ? r : "::cuda::std::get<" + std::to_string(o) + ">(" + r + ")";
+      body += "const " + type_name(p.slots[std::size_t(s.outputs[o])].type) + " " + local(s.outputs[o]) +
+              " = static_cast<" + type_name(p.slots[std::size_t(s.outputs[o])].type) + ">(" + value + ");\n";
+    }
+  }
+  for (std::size_t o = 0; o < p.outputs.size(); ++o)
+    body += "y" + std::to_string(o) + " = " + local(p.outputs[o]) + ";\n";
+
+  const std::string kernel_name = cuda::rtc::is_c_identifier(name) ? std::string(name) : std::string("fused");
+  auto program = cuda::rtc::elementwise_source(params, {}, body, kernel_name, preamble, /*body_flags=*/true);
+  p.device_source = program.source;
+  std::vector<std::string> options = cuda::rtc::library_header_options();
+  // Each node rounds its result as its own device loop does: no a * b + c contracted across
+  // two nodes into one rounding (a node's own code is compiled as the built-in's, bar that).
+  options.emplace_back("--fmad=false");
+  p.device =
+      cuda::rtc::make_generated_loop(kernel_name, std::move(program), std::move(options), cuda::rtc::library_headers());
+}
+
+}  // namespace ufunc::fusion

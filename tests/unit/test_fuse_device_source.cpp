@@ -1,0 +1,125 @@
+// Fused expressions on cuda without a GPU: the kernel generated from a graph (each node
+// calling its built-in operation from the library's embedded device headers) compiles
+// under NVRTC for every built-in ufunc and dtype (test suite "nvrtc", ctest unit.nvrtc),
+// its constants are exact, and a graph with a node that has no source says which.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <ufunc/backends/cuda/rtc/compiler.hpp>
+#include <ufunc/fuse.hpp>
+#include <ufunc/fusion/graph.hpp>
+#include <ufunc/vectorize.hpp>
+
+#include <doctest/doctest.h>
+
+#include "nvrtc_support.hpp"
+
+namespace rtc = ufunc::cuda::rtc;
+
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The graph's kernel compiled for sm_90, one instantiation (as a first call compiles).
+void compile_for_sm90(const std::string& source, const std::string& name) {
+  rtc::compile_request r;
+  r.source = source;
+  r.name = name + ".cu";
+  r.architecture = 90;
+  r.name_expressions = {"_ufunc_elementwise<1, false>"};
+  r.headers = rtc::library_headers();
+  r.options = rtc::library_header_options();
+  r.options.emplace_back("--fmad=false");
+  const auto out = rtc::compile(r);
+  CHECK(out.cubin.compare(0, 4,
+                          "\x7f"
+                          "ELF") == 0);
+}
+
+std::shared_ptr<const ufunc::fusion::compiled_graph> graph_of(const ufunc::function& f,
+                                                              const std::vector<ufunc::dtype>& types) {
+  std::vector<ufunc::fusion::expr> inputs;
+  for (int i = 0; i < f.nin(); ++i) inputs.push_back(ufunc::fusion::input(i));
+  const auto outputs = ufunc::fusion::apply_all(f, inputs);
+  return ufunc::fusion::compile_graph(outputs, types, {}, f.name());
+}
+
+}  // namespace
+
+TEST_CASE("fused cuda source: each node calls its operation, casts and flags per node, exact constants") {
+  auto f = ufunc::fuse([](auto a, auto b) { return ufunc::sqrt(a * a + b * 2.5) < 1.0; }, "hypish");
+  const std::string s = f.device_source({ufunc::int8, ufunc::float32});
+  CHECK(contains(s, "ufunc::ops::multiply{}("));
+  CHECK(contains(s, "_fused::fp_flags_of<ufunc::ops::sqrt>("));
+  CHECK(contains(s, "_fused::convert_op<float, signed char>"));  // int8 * int8 stays int8; + 2.5 -> float32
+  CHECK(contains(s, "__uint_as_float(0x40200000ull)"));          // 2.5f, by its bits
+  CHECK(contains(s, "y0 = out0;"));
+  CHECK(contains(f.explain({ufunc::float32, ufunc::float32}), "cuda: one kernel generated from these nodes"));
+
+  // A node whose loop is a functor compiled into the program has no source: said, not hidden.
+  const auto twice =
+      ufunc::vectorize<ufunc::signatures<float(float)>, ufunc::target::cpu>([](float x) { return 2 * x; }, "twice");
+  const ufunc::function& node = twice.ufunc();
+  auto g = ufunc::fuse([&node](auto a) { return ufunc::fusion::apply(node, {{a + 1.0f}}); }, "with_twice");
+  CHECK(contains(g.explain({ufunc::float32}), "cuda: not fused: node twice (f->f) has no source"));
+  CHECK_THROWS_WITH_AS((void)g.device_source({ufunc::float32}), doctest::Contains("node twice"), ufunc::value_error);
+}
+
+TEST_SUITE("nvrtc") {
+  TEST_CASE("fused cuda source: every built-in ufunc's every loop compiles as a node under NVRTC") {
+    if (!ufunc_test::nvrtc_or_skip()) return;
+    // One graph per loop; their kernels are compiled together, 64 to a program (renamed
+    // apart, after the common prelude), since a compile costs about a second for the headers.
+    std::string prelude;
+    std::vector<std::string> kernels;
+    std::vector<std::string> names;
+    for (const ufunc::function& f : ufunc::builtin_list)
+      for (const auto& types : f.types()) {
+        CAPTURE(f.name());
+        CAPTURE(types);
+        const auto sig = ufunc::type_signature::parse(types);
+        std::vector<ufunc::dtype> in;
+        for (int i = 0; i < sig.nin(); ++i) in.push_back(sig.input(i));
+        const auto g = graph_of(f, in);
+        REQUIRE(g->runs_on_device());
+        const std::string& source = g->device_source();
+        const auto at = source.find("template <int ND, bool WHERE>");
+        REQUIRE(at != std::string::npos);
+        if (at > prelude.size()) prelude = source.substr(0, at);  // the longest: with the complex types
+        std::string kernel = source.substr(at);
+        const std::string name = "_ufunc_elementwise_" + std::to_string(kernels.size());
+        kernel.replace(kernel.find("_ufunc_elementwise("), std::string("_ufunc_elementwise").size(), name);
+        kernels.push_back(kernel);
+        names.push_back(name + "<1, false>");
+      }
+    CHECK(kernels.size() > 400);
+    for (std::size_t first = 0; first < kernels.size(); first += 64) {
+      rtc::compile_request r;
+      r.source = prelude;
+      for (std::size_t k = first; k < std::min(kernels.size(), first + 64); ++k) {
+        r.source += kernels[k];
+        r.name_expressions.push_back(names[k]);
+      }
+      r.name = "builtin_nodes.cu";
+      r.architecture = 90;
+      r.headers = rtc::library_headers();
+      r.options = rtc::library_header_options();
+      r.options.emplace_back("--fmad=false");
+      const auto out = rtc::compile(r);
+      CHECK(out.lowered_names.size() == r.name_expressions.size());
+    }
+  }
+
+  TEST_CASE("fused cuda source: where, mixed dtypes, complex, several outputs compile") {
+    if (!ufunc_test::nvrtc_or_skip()) return;
+    auto mixed = ufunc::fuse([](auto a, auto b, auto c) { return ufunc::where(a > 0, a * b + c, c - 1); }, "mixed");
+    compile_for_sm90(mixed.device_source({ufunc::int8, ufunc::float32, ufunc::uint16}), "mixed");
+    auto cplx = ufunc::fuse([](auto z, auto w) { return ufunc::exp(z * w) + ufunc::absolute(z); }, "cplx");
+    compile_for_sm90(cplx.device_source({ufunc::complex64, ufunc::float64}), "cplx");
+    auto both = ufunc::fuse([](auto p, auto q) { return std::make_tuple(ufunc::floor_divide(p, q), p % q); }, "both");
+    compile_for_sm90(both.device_source({ufunc::int32, ufunc::int64}), "both");
+  }
+}
