@@ -182,6 +182,8 @@ TEST_CASE("cuda fuse: mixed dtypes, weak scalars, where=, several outputs, 0-d, 
   check_close(r[1], ufunc::remainder(p, q));
   auto sel = ufunc::fuse([](auto d, auto e) { return ufunc::where(d > 0.0f, 1.0f - e, e); }, "sel");
   check_close(sel(x, y), sel.call_unfused(std::vector<ufunc::operand>{x, y}, {.target = cuda}).front(), 0);
+  auto share = ufunc::fuse([](auto c, auto t) { return ufunc::astype(c, ufunc::float64) / t; }, "share");
+  check_close(share(u16, f32), ufunc::divide(u16.astype(ufunc::float64), f32), 0);
   const auto zero_d = dev(ufunc::full<double>({}, 3.0));
   check_close(axpy(zero_d, zero_d, zero_d), ufunc::add(ufunc::multiply(zero_d, zero_d), zero_d));
   const auto cz = dev(ufunc_test::sample_array<std::complex<double>>(500, 8));

@@ -4,6 +4,7 @@
 // trace per tuple of input dtypes, no temporaries of the call's size, and errors that
 // name the node.
 #include <cstring>
+#include <limits>
 #include <random>
 #include <tuple>
 
@@ -346,4 +347,33 @@ TEST_CASE("fuse: the methods of a fused binary ufunc run its loop one step at a 
   CHECK(fma_like.ufunc().reduce(x, {.axis = 0}).to_vector<double>() == want);
   const auto acc = fma_like.ufunc().accumulate(x, {.axis = 0}).to_vector<double>();
   CHECK(std::equal(want.begin(), want.end(), acc.end() - 100));
+}
+
+TEST_CASE("fuse: astype casts as ndarray.astype, values and flags, in the graph and in the chain") {
+  auto share = ufunc::fuse([](auto c, auto t) { return ufunc::astype(c, ufunc::float64) / t; }, "share");
+  const auto counts = ufunc_test::sample_array<std::int32_t>(2000, 1);
+  const auto totals = ufunc_test::sample_array<float>(2000, 2);
+  const auto want = ufunc::divide(counts.astype(ufunc::float64), totals);
+  check_same(share(counts, totals), want);
+  check_same(share.call_unfused(std::vector<ufunc::operand>{counts, totals}).front(), want);
+  CHECK(share.explain({ufunc::int32, ufunc::float32}).find("t0 = cast(x0)  i->d") != std::string::npos);
+  // Every pair of dtypes: the values of astype (unsafe casting, NumPy's for out-of-range floats).
+  const ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+  for (int from = 0; from < ufunc::dtype::count; ++from)
+    for (int to = 0; to < ufunc::dtype::count; ++to) {
+      const auto a = ufunc_test::sample_array<double>(300, unsigned(from + 3)).astype(ufunc::dtype::from_index(from));
+      const auto t = ufunc::dtype::from_index(to);
+      auto cast = ufunc::fuse([t](auto x) { return ufunc::astype(x, t); }, "to");
+      CAPTURE(a.type().name());
+      CAPTURE(t.name());
+      check_same(cast(a), a.astype(t));
+    }
+  // NaN to an integer raises invalid as NumPy's astype: "invalid value encountered in cast"
+  // unfused; under the fused ufunc's name fused.
+  auto to_int = ufunc::fuse([](auto x) { return ufunc::astype(x * 2.0, ufunc::int32); }, "to_int");
+  const auto nan = ufunc::full<double>({4}, std::numeric_limits<double>::quiet_NaN());
+  const ufunc::errstate raise({.invalid = ufunc::fp_policy::raise});
+  CHECK_THROWS_WITH_AS((void)to_int(nan), "invalid value encountered in to_int", ufunc::floating_point_error);
+  CHECK_THROWS_WITH_AS((void)to_int.call_unfused(std::vector<ufunc::operand>{nan}), "invalid value encountered in cast",
+                       ufunc::floating_point_error);
 }

@@ -113,12 +113,14 @@ TEST_SUITE("nvrtc") {
     }
   }
 
-  TEST_CASE("fused cuda source: where, mixed dtypes, complex, several outputs compile") {
+  TEST_CASE("fused cuda source: where, astype, mixed dtypes, complex, several outputs compile") {
     if (!ufunc_test::nvrtc_or_skip()) return;
     auto mixed = ufunc::fuse([](auto a, auto b, auto c) { return ufunc::where(a > 0, a * b + c, c - 1); }, "mixed");
     compile_for_sm90(mixed.device_source({ufunc::int8, ufunc::float32, ufunc::uint16}), "mixed");
     auto cplx = ufunc::fuse([](auto z, auto w) { return ufunc::exp(z * w) + ufunc::absolute(z); }, "cplx");
     compile_for_sm90(cplx.device_source({ufunc::complex64, ufunc::float64}), "cplx");
+    auto share = ufunc::fuse([](auto c, auto t) { return ufunc::astype(c, ufunc::float64) / t; }, "share");
+    compile_for_sm90(share.device_source({ufunc::int32, ufunc::complex64}), "share");
     auto both = ufunc::fuse([](auto p, auto q) { return std::make_tuple(ufunc::floor_divide(p, q), p % q); }, "both");
     compile_for_sm90(both.device_source({ufunc::int32, ufunc::int64}), "both");
   }

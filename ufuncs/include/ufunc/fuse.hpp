@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include <ufunc/fusion/astype.hpp>
 #include <ufunc/fusion/expr.hpp>
 #include <ufunc/fusion/fused_core.hpp>
 #include <ufunc/fusion/select.hpp>
@@ -105,6 +106,16 @@ fusion::expr where(const C& cond, const A& x, const B& y) {
   return fusion::apply(fusion::select_function(), args);
 }
 // clang-format on
+
+/// ndarray.astype(to) inside a fused function: unsafe casting, NumPy's values and flags
+/// (reported as NumPy reports a cast's). A C++ scalar is converted from its weak dtype.
+///
+///     ufunc::fuse([](auto counts, auto total) { return ufunc::astype(counts, ufunc::float64) / total; }, "share");
+template <class A>
+requires fusion::is_traceable<A> fusion::expr astype(const A& x, dtype to) {
+  const fusion::expr args[] = {fusion::to_expr(x)};
+  return fusion::apply(fusion::astype_function(to), args);
+}
 
 namespace fusion {
 
