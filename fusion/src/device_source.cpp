@@ -1,7 +1,10 @@
 #include "device_source.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
+#include <vector>
 
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
 #include <ufunc/backends/cuda/rtc/generated_loop.hpp>
@@ -75,8 +78,9 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
   for (const auto& s : p.steps)
     if (s.source_op == nullptr) {
       p.device_refusal = "node " + s.f.name() + " (" + s.loop_types.str() +
-                         ") has no source for generated code (its loop is a functor compiled into the program); "
-                         "on cuda, fuse built-in ufuncs, or run the chain unfused";
+                         ") has no source for generated code (its loop is a functor compiled into the program, or an "
+                         "elementwise_kernel with raw parameters or a body that reads i); on cuda, fuse built-in "
+                         "ufuncs and elementwise_kernels, or run the chain unfused";
       return;
     }
   const int nin = p.types.nin();
@@ -130,7 +134,16 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
     body += "y" + std::to_string(o) + " = " + local(p.outputs[o]) + ";\n";
 
   const std::string kernel_name = cuda::rtc::is_c_identifier(name) ? std::string(name) : std::string("fused");
-  auto program = cuda::rtc::elementwise_source(params, {}, body, kernel_name, preamble, /*body_flags=*/true);
+  // The definitions the nodes' operations need (elementwise_kernel bodies as functors), once each.
+  std::string definitions(preamble);
+  std::vector<std::string_view> defined;
+  for (const auto& st : p.steps)
+    if (st.source_preamble != nullptr &&
+        std::find(defined.begin(), defined.end(), st.source_preamble) == defined.end()) {
+      defined.emplace_back(st.source_preamble);
+      definitions += st.source_preamble;
+    }
+  auto program = cuda::rtc::elementwise_source(params, {}, body, kernel_name, definitions, /*body_flags=*/true);
   p.device_source = program.source;
   std::vector<std::string> options = cuda::rtc::library_header_options();
   // Each node rounds its result as its own device loop does: no a * b + c contracted across

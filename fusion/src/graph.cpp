@@ -111,7 +111,7 @@ class compiler {
       throw no_loop_error("fuse: node " + std::to_string(p_.steps.size()) + ", " + site.f.name() + "(" + types +
                           "): " + e.what());
     }
-    plan::step s{site.f, loop.host, loop.host_data, loop.types, {}, {}, false, loop.source_op};
+    plan::step s{site.f, loop.host, loop.host_data, loop.types, {}, {}, false, loop.source_op, loop.source_preamble};
     for (int i = 0; i < nin; ++i) {
       const dtype want = loop.types.input(i);
       const node& a = site.args[std::size_t(i)].get();

@@ -49,9 +49,10 @@ struct compiled_graph::plan {
     const void* data;
     type_signature loop_types;
     std::vector<argument> inputs;
-    std::vector<int> outputs;         // slots
-    bool writes_output = false;       // a fused output is one of its results (write_outputs_in_place)
-    const char* source_op = nullptr;  // the loop's operation as C++ (loop_entry::source_op)
+    std::vector<int> outputs;               // slots
+    bool writes_output = false;             // a fused output is one of its results (write_outputs_in_place)
+    const char* source_op = nullptr;        // the loop's operation as C++ (loop_entry::source_op)
+    const char* source_preamble = nullptr;  // what source_op needs defined (loop_entry::source_preamble)
   };
 
   type_signature types;

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
 #include <ufunc/backends/cuda/rtc/kernel_cache.hpp>
 #include <ufunc/fuse.hpp>
 #include <ufunc/fusion/graph.hpp>
@@ -237,6 +238,16 @@ TEST_CASE("cuda fuse: a reduction at the end, errstate per node, the kernel cach
   (void)ratio(twos, twos);
   CHECK(cache.stats().compiles == before.compiles);
   CHECK(cache.stats().disk_hits == before.disk_hits);
+  // An elementwise_kernel is a node: its body becomes a functor in the fused kernel.
+  const ufunc::cuda::elementwise_kernel sqdiff("T x, T y", "T z", "z = (x - y) * (x - y);", "squared_diff");
+  const ufunc::function& kernel_node = sqdiff.ufunc();
+  (void)sqdiff(x, y);  // its loop for float64
+  auto dist = ufunc::fuse(
+      [&kernel_node](auto a, auto b) {
+        return ufunc::sqrt(ufunc::fusion::apply(kernel_node, {{a, b}}) + 1.0);
+      },
+      "dist");
+  check_close(dist(x, y), ufunc::sqrt(ufunc::add(sqdiff(x, y), 1.0)), 2);
   // A vectorize'd functor has no source for a generated kernel: refused, naming it.
   const auto twice =
       ufunc::vectorize<ufunc::signatures<double(double)>, ufunc::target::cpu>([](double v) { return 2 * v; }, "twice");

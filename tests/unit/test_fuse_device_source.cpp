@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
+#include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
 #include <ufunc/fuse.hpp>
 #include <ufunc/fusion/graph.hpp>
 #include <ufunc/vectorize.hpp>
@@ -123,5 +124,31 @@ TEST_SUITE("nvrtc") {
     compile_for_sm90(share.device_source({ufunc::int32, ufunc::complex64}), "share");
     auto both = ufunc::fuse([](auto p, auto q) { return std::make_tuple(ufunc::floor_divide(p, q), p % q); }, "both");
     compile_for_sm90(both.device_source({ufunc::int32, ufunc::int64}), "both");
+  }
+}
+
+TEST_SUITE("nvrtc") {
+  TEST_CASE("fused cuda source: an elementwise_kernel is a node (its body as a functor); one that reads i is not") {
+    if (!ufunc_test::nvrtc_or_skip()) return;
+    const ufunc::cuda::elementwise_kernel sqdiff("T x, T y", "T z", "z = (x - y) * (x - y);", "squared_diff",
+                                                 {.preamble = "__device__ int unused_helper() { return 1; }"});
+    // Loops are made by calls; without a GPU the call raises target_error after adding it.
+    const auto x = ufunc::array::zeros({4}, ufunc::float32);
+    CHECK_THROWS_AS((void)sqdiff(x, x), ufunc::target_error);
+    const ufunc::function& node = sqdiff.ufunc();
+    auto f = ufunc::fuse(
+        [&node](auto a, auto b) {
+          return ufunc::sqrt(ufunc::fusion::apply(node, {{a, b}}) + 1.0f);
+        },
+        "dist");
+    const std::string s = f.device_source({ufunc::float32, ufunc::float32});
+    CHECK(contains(s, "_ufunc_kernel_squared_diff_ff__f::op{}(x0, x1)"));
+    CHECK(contains(s, "typedef float T;"));
+    compile_for_sm90(s, "dist");
+    const ufunc::cuda::elementwise_kernel indexed("T x", "T z", "z = x * i;", "indexed");
+    CHECK_THROWS_AS((void)indexed(x), ufunc::target_error);
+    const ufunc::function& by_index = indexed.ufunc();
+    auto g = ufunc::fuse([&by_index](auto a) { return ufunc::fusion::apply(by_index, {{a}}); }, "by_index");
+    CHECK(contains(g.explain({ufunc::float32}), "cuda: not fused: node indexed (f->f) has no source"));
   }
 }

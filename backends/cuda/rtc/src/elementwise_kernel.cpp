@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
@@ -14,6 +16,16 @@
 #include <ufunc/core/error.hpp>
 
 namespace ufunc::cuda {
+
+namespace {
+
+// What a compiled loop keeps alive: its device code and its form as a fused node.
+struct loop_state {
+  std::shared_ptr<rtc::generated_loop> loop;
+  rtc::fused_node_source node;
+};
+
+}  // namespace
 
 struct elementwise_kernel::state {
   std::string name;
@@ -48,6 +60,43 @@ struct elementwise_kernel::state {
     int n = 0;
     for (const auto& q : p.params) n += q.output == outputs && !q.raw ? 1 : 0;
     return n;
+  }
+
+  // The loop as a node of a fused expression (fusion/src/device_source.cpp): the body as the
+  // call operator of a functor in a namespace of its own (with the kernel's preamble and
+  // placeholder typedefs), inputs by value, outputs returned. A body with raw parameters or
+  // that reads the index (i, _ind) has no such form: op stays empty.
+  [[nodiscard]] rtc::fused_node_source fused_node(std::span<const dtype> bound, const type_signature& sig) const {
+    rtc::fused_node_source node;
+    for (const auto& q : params.params)
+      if (q.raw) return node;
+    if (std::regex_search(operation, std::regex(R"((^|[^A-Za-z0-9_])(i|_ind)([^A-Za-z0-9_]|$))"))) return node;
+    std::string space = "_ufunc_kernel_" + name + "_" + sig.str();
+    for (char& c : space)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    std::string args, outs, declared, returned;
+    for (int k = 0; k < params.nin + params.nout; ++k) {
+      const auto& q = params.params[std::size_t(k)];
+      const std::string type(rtc::device_type_name(rtc::parameter_type(params, k, bound)));
+      if (q.output) {
+        declared += "    " + type + " " + q.name + "{};\n";
+        returned += (returned.empty() ? "" : ", ") + q.name;
+        outs += (outs.empty() ? "" : ", ") + type;
+      } else {
+        args += (args.empty() ? "" : ", ") + std::string("const ") + type + " " + q.name;
+      }
+    }
+    const bool several = params.nout > 1;
+    node.preamble = "namespace " + space + " {\n";
+    for (std::size_t k = 0; k < params.placeholders.size(); ++k)
+      node.preamble += "typedef " + std::string(rtc::device_type_name(bound[k])) + " " + params.placeholders[k] + ";\n";
+    node.preamble += options.preamble + "\nstruct op {\n  __device__ " +
+                     (several ? "::cuda::std::tuple<" + outs + ">" : outs) + " operator()(" + args + ") const {\n" +
+                     declared + "    {\n" + operation + "\n    }\n    return " +
+                     (several ? "::cuda::std::make_tuple(" + returned + ")" : returned) +
+                     ";\n  }\n};\n}  // namespace " + space + "\n";
+    node.op = space + "::op";
+    return node;
   }
 
   // The loop's signature: the broadcast (non-raw) parameters' dtypes.
@@ -123,12 +172,19 @@ std::vector<array> elementwise_kernel::call(std::span<const operand> inputs, con
       auto loop = rtc::make_generated_loop(
           s.name, rtc::elementwise_source(s.params, bound, s.operation, s.name, s.options.preamble),
           s.options.compile_options);
+      auto state = std::make_shared<loop_state>();
+      state->loop = loop;
+      state->node = s.fused_node(bound, sig);
       loop_entry e;
       e.types = sig;
       e.host = &host_refuses;
       e.host_data = loop.get();
       rtc::attach_device(e, loop);
-      e.keepalive = loop;
+      if (!state->node.op.empty()) {
+        e.source_op = state->node.op.c_str();
+        e.source_preamble = state->node.preamble.c_str();
+      }
+      e.keepalive = state;
       s.f.add_loop(std::move(e));
       s.compiled.insert(text);
     }

@@ -97,6 +97,9 @@ struct loop_entry {
   /// on the loop's types); fused expressions on cuda are built from it. Null where the loop
   /// has no such source (a functor compiled into the program).
   const char* source_op = nullptr;
+  /// Definitions source_op needs, placed before a generated kernel that calls it (an
+  /// elementwise_kernel's body as a functor); null where it needs none beyond the library's.
+  const char* source_preamble = nullptr;
 };
 
 }  // namespace ufunc

@@ -24,6 +24,13 @@ namespace ufunc::cuda::rtc {
 
 struct generated_loop;
 
+/// A loop's operation as generated code can call it (loop_entry::source_op and
+/// source_preamble): `preamble` defines `op`, a functor type called as op{}(inputs...).
+struct fused_node_source {
+  std::string op;
+  std::string preamble;
+};
+
 /// `program` with the NVRTC options (after the defaults) and in-memory headers its source
 /// needs; `name` names it in compile errors and launch errors. Compiles nothing yet.
 [[nodiscard]] std::shared_ptr<generated_loop> make_generated_loop(std::string name, elementwise_program program,
