@@ -1,7 +1,7 @@
 // The fused mode of the differential runner: a call case replayed through a one-node
 // ufunc::fuse of its ufunc (named as the ufunc, so that errstate's messages compare as
-// they are), on target cpu, against NumPy's outcome. Cases fusion does not take (methods,
-// C++ scalars as arguments, signature=, dtype=, casting=) are skipped with the reason.
+// they are), on target cpu or cuda (a kernel generated from the graph), against NumPy's outcome. Cases fusion does not
+// take (methods, C++ scalars as arguments, signature=, dtype=, casting=) are skipped with the reason.
 #pragma once
 
 #include <ufunc/ufunc.hpp>
@@ -11,6 +11,6 @@
 
 namespace differential {
 
-run_result replay_fused(const test_case& c, const ufunc::function& f, bool user);
+run_result replay_fused(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user);
 
 }  // namespace differential

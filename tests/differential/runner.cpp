@@ -5,7 +5,9 @@
 //     --targets cpu,parallel,cuda   targets to run, by name (default: every one with a backend, cuda
 //                                   only with a usable GPU)
 //     --grain N                     the parallel target's grain (default 3: pieces edges everywhere)
-//     --fused                       also replay each call case through a one-node ufunc::fuse (fused.hpp)
+//     --fused                       also replay each call case through a one-node ufunc::fuse (fused.hpp):
+//                                   on target cpu ("fused"), and on cuda ("fused-cuda", a generated kernel)
+//                                   where cuda is among --targets
 //     --max-print N                 print at most N failures in full (default 40)
 //     --only ID                     run only case ID (e12, r5); repeatable
 //     --exclude ID                  do not run case ID (one that crashes); repeatable
@@ -256,6 +258,15 @@ int main(int argc, char** argv) {
 #endif
   }
 
+  // The fused replays: on cpu, and on cuda (a kernel generated from the one-node graph) where
+  // cuda is a target here.
+  std::vector<ufunc::target_id> fused_targets;
+  if (fused_mode) {
+    fused_targets.push_back(ufunc::target_id::cpu);
+    if (std::find(targets.begin(), targets.end(), ufunc::target_id::cuda) != targets.end())
+      fused_targets.push_back(ufunc::target_id::cuda);
+  }
+
   // Cases.
   std::vector<case_file> cfs;
   for (const auto& path : files) {
@@ -296,10 +307,12 @@ int main(int argc, char** argv) {
       const bool user = f != nullptr;
       if (!f) f = diff_registry::lookup(c.ufunc_name);
       std::vector<std::pair<std::string, std::string>> case_failures;  // (targets, detail), merged
-      for (std::size_t run = 0; run < targets.size() + (fused_mode ? 1 : 0); ++run) {
-        const bool fused = run == targets.size();  // the fused replay, after the targets
-        const auto t = fused ? ufunc::target_id::cpu : targets[run];
-        const std::string tname = fused ? std::string("fused") : std::string(ufunc::to_string(t));
+      for (std::size_t run = 0; run < targets.size() + fused_targets.size(); ++run) {
+        const bool fused = run >= targets.size();  // the fused replays, after the targets
+        const auto t = fused ? fused_targets[run - targets.size()] : targets[run];
+        const std::string tname =
+            fused ? (t == ufunc::target_id::cpu ? std::string("fused") : "fused-" + std::string(ufunc::to_string(t)))
+                  : std::string(ufunc::to_string(t));
         auto& st = stats[tname];
         run_result r;
         begin_crash_context(c.id() + " on " + tname + ": " + c.desc + "\n  repro: " + reproducer(cf, c, tname), c.id(),
@@ -316,7 +329,7 @@ int main(int argc, char** argv) {
         } else if (!f) {
           r = skip("ufunc '" + c.ufunc_name + "' is not in this library");
         } else {
-          r = fused ? replay_fused(c, *f, user) : replay_case(c, *f, t, user);
+          r = fused ? replay_fused(c, *f, t, user) : replay_case(c, *f, t, user);
         }
         end_crash_context();
         if (r.k == run_result::kind::skip) {
