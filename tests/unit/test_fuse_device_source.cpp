@@ -16,6 +16,7 @@
 
 #include <doctest/doctest.h>
 
+#include "../../examples/black_scholes.hpp"
 #include "nvrtc_support.hpp"
 
 namespace rtc = ufunc::cuda::rtc;
@@ -114,12 +115,16 @@ TEST_SUITE("nvrtc") {
     }
   }
 
-  TEST_CASE("fused cuda source: where, astype, mixed dtypes, complex, several outputs compile") {
+  TEST_CASE("fused cuda source: Black-Scholes, where, astype, mixed dtypes, complex, several outputs compile") {
     if (!ufunc_test::nvrtc_or_skip()) return;
     auto mixed = ufunc::fuse([](auto a, auto b, auto c) { return ufunc::where(a > 0, a * b + c, c - 1); }, "mixed");
     compile_for_sm90(mixed.device_source({ufunc::int8, ufunc::float32, ufunc::uint16}), "mixed");
     auto cplx = ufunc::fuse([](auto z, auto w) { return ufunc::exp(z * w) + ufunc::absolute(z); }, "cplx");
     compile_for_sm90(cplx.device_source({ufunc::complex64, ufunc::float64}), "cplx");
+    auto bs = ufunc::fuse([](auto s, auto x, auto t, auto r, auto v) { return black_scholes(s, x, t, r, v); },
+                          "black_scholes");
+    for (const auto type : {ufunc::float32, ufunc::float64})
+      compile_for_sm90(bs.device_source({type, type, type, ufunc::float64, ufunc::float64}), "black_scholes");
     auto share = ufunc::fuse([](auto c, auto t) { return ufunc::astype(c, ufunc::float64) / t; }, "share");
     compile_for_sm90(share.device_source({ufunc::int32, ufunc::complex64}), "share");
     auto both = ufunc::fuse([](auto p, auto q) { return std::make_tuple(ufunc::floor_divide(p, q), p % q); }, "both");
