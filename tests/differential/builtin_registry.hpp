@@ -38,6 +38,12 @@ namespace diff_registry {
 using namespace ufunc;      // NOLINT(google-build-using-namespace): the library's find_builtin, if declared
 using namespace diff_shim;  // NOLINT(google-build-using-namespace): else the stand-in
 inline const ufunc::function* lookup(std::string_view name) { return find_builtin(name); }
+/// NumPy's built-in gufunc called `name` (matmul, vecdot, matvec, vecmat), or null.
+inline const ufunc::gufunc::function* lookup_gufunc(std::string_view name) {
+  for (const ufunc::lazy_gufunc& g : {ufunc::matmul, ufunc::vecdot, ufunc::matvec, ufunc::vecmat})
+    if (g->name() == name) return &g.get();
+  return nullptr;
+}
 inline constexpr bool from_library = !std::is_same_v<decltype(find_builtin(std::string_view{})), diff_shim::shim_ptr>;
 inline std::vector<const ufunc::function*> all() {
   std::vector<const ufunc::function*> out;

@@ -503,6 +503,8 @@ class Case:
             try:
                 if isinstance(self.uf, UserUfunc):
                     results = self._run_user(views_in, outs)
+                elif self.uf.signature is not None:
+                    results = self._run_numpy_gufunc(views_in, outs)
                 else:
                     try:
                         results = self._run_numpy_ufunc(views_in, outs, kw)
@@ -584,6 +586,24 @@ class Case:
             else:
                 res.append(result_tuple(r, mask))
         return res
+
+    def _run_numpy_gufunc(self, views_in, outs):
+        """A gufunc call (matmul, vecdot, matvec, vecmat). NumPy's float and complex loops may run
+        a BLAS, which sums in its own order: each element of the result gets an absolute tolerance
+        of (k + 2) eps sum_k |a||b| (the bound of a k-term dot product), and the flags are left out."""
+        r = self.uf(*views_in, out=tuple(outs)) if outs is not None else self.uf(*views_in)
+        if outs is not None:
+            r = outs[0]
+        r = np.asarray(r)
+        self.flags_free = FpFlags.DIVIDE | FpFlags.OVERFLOW | FpFlags.UNDERFLOW | FpFlags.INVALID
+        code = fold(r.dtype.char)
+        if code in "fdFD":
+            mags = [np.abs(np.asarray(v)).astype(np.float64) for v in views_in]
+            k = np.asarray(views_in[0]).shape[-1] if np.asarray(views_in[0]).ndim else 1
+            with np.errstate(all="ignore"):
+                bound = self.uf(*mags) * (k + 2) * np.finfo(r.dtype).eps
+            self.tol_abs = np.broadcast_to(bound, r.shape)
+        return [result_tuple(r, None)]
 
     def _run_numpy_ufunc(self, views_in, outs, kw):
         uf = self.uf
@@ -1978,6 +1998,58 @@ def random_case(seed, index, names, ufs, methods=True):
     raise RuntimeError("could not draw a representable case r%d" % index)
 
 
+GUFUNCS = ("matmul", "vecdot", "matvec", "vecmat")
+
+
+def gufunc_core_shapes(rng, name, n, k, m):
+    """The core shapes of the two operands (matmul: 1-d operands now and then, as NumPy allows)."""
+    if name == "matmul":
+        a = (k,) if rng.random() < 0.15 else (n, k)
+        b = (k,) if rng.random() < 0.15 else (k, m)
+        return a, b
+    return {"vecdot": ((k,), (k,)), "matvec": ((n, k), (k,)), "vecmat": ((k,), (k, m))}[name]
+
+
+def gufunc_case(seed, index):
+    """Case g<index>: a built-in gufunc on two operands of one of its loops' dtypes, loop
+    dimensions that broadcast (sizes 0 to 3), core sizes 0 to 5, views of every kind, out= now
+    and then, and a core-size mismatch in 5% of the cases (NumPy's ValueError)."""
+    rng = np.random.default_rng([seed, 3, index])
+    name = GUFUNCS[int(rng.integers(0, len(GUFUNCS)))]
+    uf = getattr(np, name)
+    loops = [t for t in uf.types if all(fold(ch) in CODES for ch in t.replace("->", ""))]
+    code = fold(loops[int(rng.integers(0, len(loops)))][0])
+    c = Case("g%d" % index, name, uf)
+    n, k, m = (int(rng.integers(0, 6)) for _ in range(3))
+    core_a, core_b = gufunc_core_shapes(rng, name, n, k, m)
+    if rng.random() < 0.05:  # the second operand's k (its first core axis in all four) off by one
+        core_b = (core_b[0] + 1,) + core_b[1:]
+    loop = [int(x) for x in rng.integers(0, 4, int(rng.integers(0, 3)))]
+    shapes = []
+    for core in (core_a, core_b):
+        mine = [1 if rng.random() < 0.3 else d for d in loop]
+        if mine and rng.random() < 0.3:
+            mine = mine[int(rng.integers(0, len(mine) + 1)):]
+        shapes.append(tuple(mine) + core)
+
+    def values(n_):
+        if code in "fdFD":  # tame: sums of products in any order stay finite
+            v = rng.standard_normal(n_) * 4
+            if code in "FD":
+                v = v + 1j * rng.standard_normal(n_) * 4
+            return v.astype(np.dtype(code))
+        return random_values(rng, code, n_)
+
+    c.inputs = [make_operand(rng, code, sh, values) for sh in shapes]
+    if rng.random() < 0.15:
+        try:
+            want = uf(*[np.zeros(sh, np.dtype(code)) for sh in shapes])
+            c.out = [make_operand(rng, code, np.shape(want), values, p_broadcast=0, readonly_ok=False)]
+        except ValueError:
+            pass
+    return c
+
+
 def random_dtype(rng, uf, k):
     if isinstance(uf, UserUfunc):
         loops = uf.loops
@@ -2339,6 +2411,8 @@ def main(argv=None):
     p.add_argument("--runner", help="ufunc_differential executable: take the ufunc list from the library")
     p.add_argument("--index", action="append", default=[], help="only case e<i> or r<i> (repeatable)")
     p.add_argument("--no-methods", action="store_true", help="random cases call the ufunc only")
+    p.add_argument("--gufunc-count", type=int, default=0,
+                   help="random cases of the built-in gufuncs (matmul, vecdot, matvec, vecmat)")
     p.add_argument("--show", action="store_true", help="print the cases and NumPy's outcomes")
     p.add_argument("--self-check", action="store_true",
                    help="check the power chains' tolerance, the left folds and the flags rules, then exit")
@@ -2396,6 +2470,7 @@ def main(argv=None):
         if args.exhaustive:
             ids += ["e%d" % i for i in range(len(exhaustive_tasks(ufs)))]
         ids += ["r%d" % i for i in range(args.count)]
+        ids += ["g%d" % i for i in range(args.gufunc_count)]
     tasks = exhaustive_tasks(ufs) if any(i.startswith("e") for i in ids) else []
 
     records, counts = [], {"ok": 0, "error": 0, "dropped": 0}
@@ -2414,8 +2489,11 @@ def main(argv=None):
                 continue
         elif kind == "r":
             c, outcome = random_case(args.seed, i, all_names, ufs, methods=not args.no_methods)
+        elif kind == "g":
+            c = gufunc_case(args.seed, i)
+            outcome = c.run_numpy()
         else:
-            sys.exit("--index takes e<i> or r<i>, not " + cid)
+            sys.exit("--index takes e<i>, r<i> or g<i>, not " + cid)
         counts[outcome[0]] += 1
         if args.show:
             free = "; not compared: " + flag_names(c.flags_free) if c.flags_free else ""

@@ -2,9 +2,12 @@
 // options, then the comparison of what came back with NumPy's outcome.
 #include "replay.hpp"
 
+#include <type_traits>
+
 #include <complex>
 #include <exception>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "compare.hpp"
@@ -164,7 +167,11 @@ std::string class_of(const std::exception& e) {
   return "std::exception";
 }
 
-run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user, fp_mode mode) {
+namespace {
+
+// A call case of `f`: a ufunc::function (every method) or a gufunc::function (calls only).
+template <class F>
+run_result run_case_of(const test_case& c, const F& f, ufunc::target_id target, bool user, fp_mode mode) {
   const bool device = target == ufunc::target_id::cuda;
   if (!c.unknown_tags.empty()) return skip("case fields this runner does not know (a newer generator)");
   // Device loops exist only where user_ufuncs.cpp was compiled as CUDA (a CUDA build).
@@ -192,6 +199,7 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
   unsigned raised = 0;  // fp_mode::raise: the kind of the floating_point_error thrown
   try {
     if (c.method != "call") {
+      if constexpr (std::is_same_v<F, ufunc::gufunc::function>) return skip("gufuncs have no methods");
       if (auto r = run_method(c, f, target, ins, method_out, where, indices, rp)) return *r;
       if (c.method == "at")
         rp.bases.emplace_back(&ins[0], ins[0].view);
@@ -334,6 +342,22 @@ run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_
   run_result r;
   r.flags = ours_flags;
   return r;
+}
+
+}  // namespace
+
+run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user, fp_mode mode) {
+  return run_case_of(c, f, target, user, mode);
+}
+
+run_result replay_gufunc(const test_case& c, const ufunc::gufunc::function& g, ufunc::target_id target) {
+  // The generator leaves the flags out of these cases (NumPy's matmul may run a BLAS): one
+  // run, under 'call'.
+  try {
+    return run_case_of(c, g, target, false, fp_mode::call);
+  } catch (const std::exception& e) {
+    return fail(std::string("the runner could not build the case: ") + e.what());
+  }
 }
 
 run_result replay_case(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user) {

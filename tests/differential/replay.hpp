@@ -32,6 +32,9 @@ std::string class_of(const std::exception& e);
 run_result run_case(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user,
                     fp_mode mode = fp_mode::call);
 
+// A call case of a gufunc (matmul, vecdot, matvec, vecmat) on `target`, under 'call'.
+run_result replay_gufunc(const test_case& c, const ufunc::gufunc::function& g, ufunc::target_id target);
+
 // Case `c` as the differential test checks it: run_case under `call`, then, where flags
 // matter, again under `raise` and `warn` while it passes; a case the runner cannot build
 // fails.

@@ -323,6 +323,8 @@ int main(int argc, char** argv) {
         } else if (c.method != "call" && crashes_per_method[c.method] >= max_method_crashes) {
           r = skip("method " + c.method + ": " + std::to_string(max_method_crashes) +
                    " of its cases crashed; the others are not run");
+        } else if (const auto* g = f ? nullptr : diff_registry::lookup_gufunc(c.ufunc_name)) {
+          r = fused ? skip("fused: gufuncs are not fused") : replay_gufunc(c, *g, t);
         } else if (!f && !c.canonical.empty() && diff_registry::lookup(c.canonical)) {
           r = fail("find_builtin(\"" + c.ufunc_name + "\") is null, but NumPy's " + c.ufunc_name + " is " +
                    c.canonical + ", which the library has");
