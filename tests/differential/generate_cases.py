@@ -594,6 +594,11 @@ class Case:
         r = self.uf(*views_in, out=tuple(outs)) if outs is not None else self.uf(*views_in)
         if outs is not None:
             r = outs[0]
+            # NumPy 2.4's vecmat (complex, a broadcast vector) writes other values into a
+            # negative-stride out= than it returns without one: such cases are dropped.
+            fresh = self.uf(*views_in)
+            if not np.allclose(np.asarray(r), fresh, rtol=1e-5, atol=1e-5, equal_nan=True):
+                raise NumpyQuirk("NumPy's %s into this out= differs from its result without out=" % self.name)
         r = np.asarray(r)
         self.flags_free = FpFlags.DIVIDE | FpFlags.OVERFLOW | FpFlags.UNDERFLOW | FpFlags.INVALID
         code = fold(r.dtype.char)
@@ -2011,10 +2016,21 @@ def gufunc_core_shapes(rng, name, n, k, m):
 
 
 def gufunc_case(seed, index):
-    """Case g<index>: a built-in gufunc on two operands of one of its loops' dtypes, loop
-    dimensions that broadcast (sizes 0 to 3), core sizes 0 to 5, views of every kind, out= now
-    and then, and a core-size mismatch in 5% of the cases (NumPy's ValueError)."""
+    """Case g<index> and NumPy's outcome: a built-in gufunc on two operands of one of its loops'
+    dtypes, loop dimensions that broadcast (sizes 0 to 3), core sizes 0 to 5, views of every
+    kind, out= now and then, and a core-size mismatch in 5% of the cases (NumPy's ValueError).
+    Draws again where NumPy's answer is a quirk (the draws depend only on seed and index)."""
     rng = np.random.default_rng([seed, 3, index])
+    for _attempt in range(50):
+        c = draw_gufunc_case(rng, index)
+        try:
+            return c, c.run_numpy()
+        except Unrepresentable:
+            continue
+    raise RuntimeError("could not draw a representable case g%d" % index)
+
+
+def draw_gufunc_case(rng, index):
     name = GUFUNCS[int(rng.integers(0, len(GUFUNCS)))]
     uf = getattr(np, name)
     loops = [t for t in uf.types if all(fold(ch) in CODES for ch in t.replace("->", ""))]
@@ -2490,8 +2506,7 @@ def main(argv=None):
         elif kind == "r":
             c, outcome = random_case(args.seed, i, all_names, ufs, methods=not args.no_methods)
         elif kind == "g":
-            c = gufunc_case(args.seed, i)
-            outcome = c.run_numpy()
+            c, outcome = gufunc_case(args.seed, i)
         else:
             sys.exit("--index takes e<i>, r<i> or g<i>, not " + cid)
         counts[outcome[0]] += 1
