@@ -1,10 +1,7 @@
 #include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
-#include <cstring>
-#include <map>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -12,7 +9,6 @@
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
 #include <ufunc/backends/cuda/rtc/generated_loop.hpp>
-#include <ufunc/core/device_call.hpp>
 #include <ufunc/core/error.hpp>
 
 namespace ufunc::cuda {

@@ -15,14 +15,13 @@
 namespace ufunc::cuda::rtc {
 
 namespace {
-
 constexpr std::size_t dim_buckets = std::size(elementwise_dims);
-
-// One dtype combination: its source, and on each device it ran on, the instantiations (a
-// dimension bucket, with or without where=) that its calls needed, each compiled (or taken
-// from the cache) and loaded at its first use: a first call compiles one kernel, not eight.
 }  // namespace
 
+// One program (one dtype combination of a kernel): its source, and on each device it ran on,
+// the instantiations (a dimension bucket, with or without where=) that its calls needed, each
+// compiled (or taken from the cache) and loaded at its first use: a first call compiles one
+// kernel, not eight.
 struct generated_loop {
   std::string name;
   elementwise_program program;
@@ -137,7 +136,7 @@ void launch(const device_call& c, const void* data) {
   constexpr long long tile = elementwise_block_threads * elementwise_items_per_thread;
   const long long blocks = (c.size + tile - 1) / tile;
   if (blocks > 0x7fffffffLL)
-    throw value_error("elementwise_kernel '" + loop.name + "': " + std::to_string(c.size) +
+    throw value_error("generated kernel '" + loop.name + "': " + std::to_string(c.size) +
                       " elements are more than one launch takes (" + std::to_string(0x7fffffffLL * tile) + ")");
   const auto& cu = detail::driver();
   detail::check_driver(cu.launch_kernel(function, static_cast<unsigned>(blocks), 1, 1, elementwise_block_threads, 1, 1,
@@ -158,6 +157,8 @@ std::shared_ptr<generated_loop> make_generated_loop(std::string name, elementwis
 }
 
 const std::string& name_of(const generated_loop& loop) noexcept { return loop.name; }
+
+const std::string& source_of(const generated_loop& loop) noexcept { return loop.program.source; }
 
 void attach_device(loop_entry& e, const std::shared_ptr<generated_loop>& loop) {
   e.device = &launch;

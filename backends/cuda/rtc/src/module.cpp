@@ -135,25 +135,28 @@ void kernel::launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument
   const auto& cu = rtc::detail::driver();
   const auto& loaded_kernel = *static_cast<const module::state::loaded_kernel*>(loaded(ordinal));
   // The arguments against the kernel's parameters, where the driver can tell them.
-  std::vector<kernel_argument> values(args);
+  const kernel_argument* values = args.begin();
   if (const auto& sizes = loaded_kernel.parameter_sizes) {
     for (std::size_t k = 0; k < sizes->size(); ++k)
-      if (k < values.size() && (*sizes)[k] != values[k].size())
+      if (k < args.size() && (*sizes)[k] != values[k].size())
         throw value_error(who() + ": argument " + std::to_string(k) + " is " + describe(values[k]) + ", parameter " +
                           std::to_string(k) + " takes " + std::to_string((*sizes)[k]) + " bytes");
-    if (sizes->size() != values.size())
+    if (sizes->size() != args.size())
       throw value_error(who() + " takes " + std::to_string(sizes->size()) + " parameters, not " +
-                        std::to_string(values.size()));
+                        std::to_string(args.size()));
   }
-  std::vector<void*> pointers;
-  for (auto& v : values) pointers.push_back(v.bytes());
+  // The parameter array on the stack for the usual argument counts (a launch is on the host's
+  // hot path of a reduction_kernel call, which makes two).
+  void* small[16];
+  std::vector<void*> large(args.size() > std::size(small) ? args.size() : 0);
+  void** pointers = large.empty() ? small : large.data();
+  for (std::size_t k = 0; k < args.size(); ++k) pointers[k] = values[k].bytes();
   // The library's current stream by default: the one to_device and ufunc calls enqueue on.
   void* stream = options.stream.handle;
   if (stream == nullptr) stream = ufunc::detail::memory_of(device::cuda(ordinal)).current_stream().handle;
-  rtc::detail::check_driver(
-      cu.launch_kernel(loaded_kernel.function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                       static_cast<unsigned>(options.shared_bytes), stream, pointers.data(), nullptr),
-      "cuLaunchKernel");
+  rtc::detail::check_driver(cu.launch_kernel(loaded_kernel.function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                             static_cast<unsigned>(options.shared_bytes), stream, pointers, nullptr),
+                            "cuLaunchKernel");
 }
 
 }  // namespace ufunc::cuda

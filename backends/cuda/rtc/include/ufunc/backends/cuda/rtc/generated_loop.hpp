@@ -39,6 +39,8 @@ struct fused_node_source {
 
 /// The name given to make_generated_loop.
 [[nodiscard]] const std::string& name_of(const generated_loop& loop) noexcept;
+/// The program's CUDA source (what NVRTC compiles).
+[[nodiscard]] const std::string& source_of(const generated_loop& loop) noexcept;
 
 /// Points `e`'s device launcher at `loop` (e.device, e.device_data); the caller keeps
 /// `loop` alive while `e` is registered (e.keepalive or an owner of it).

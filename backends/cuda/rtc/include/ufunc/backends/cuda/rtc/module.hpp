@@ -90,7 +90,10 @@ class kernel_argument {
   [[nodiscard]] const array* as_array() const noexcept { return array_; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   /// Where the argument's bytes are, for the launch.
-  [[nodiscard]] void* bytes() noexcept { return external_ != nullptr ? const_cast<void*>(external_) : bytes_.data(); }
+  /// (Non-const for cuLaunchKernel's parameter array, which the driver only reads.)
+  [[nodiscard]] void* bytes() const noexcept {
+    return const_cast<void*>(external_ != nullptr ? external_ : static_cast<const void*>(bytes_.data()));
+  }
 
  private:
   alignas(16) std::array<std::byte, 16> bytes_{};
