@@ -24,14 +24,6 @@ using complex64 = ::cuda::std::complex<float>;
 using complex128 = ::cuda::std::complex<double>;
 }  // namespace _ufunc
 namespace _fused = ::ufunc::backends::cuda;
-namespace _ufunc_fusion {
-// np.where's step (select.cpp): its result is one of its inputs, so the generic flag rule
-// never reports anything for it, as its host loop raises nothing.
-struct select {
-  template <class T>
-  __device__ T operator()(bool c, T x, T y) const { return c ? x : y; }
-};
-}  // namespace _ufunc_fusion
 )";
 
 std::string type_name(dtype t) { return std::string(cuda::rtc::device_type_name(t)); }
@@ -144,7 +136,6 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
       definitions += st.source_preamble;
     }
   auto program = cuda::rtc::elementwise_source(params, {}, body, kernel_name, definitions, /*body_flags=*/true);
-  p.device_source = program.source;
   std::vector<std::string> options = cuda::rtc::library_header_options();
   // Each node rounds its result as its own device loop does: no a * b + c contracted across
   // two nodes into one rounding (a node's own code is compiled as the built-in's, bar that).

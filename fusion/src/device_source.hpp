@@ -11,7 +11,7 @@
 
 namespace ufunc::fusion {
 
-/// Fills p.device and p.device_source, or p.device_refusal (which node has no device
+/// Fills p.device, or p.device_refusal (which node has no device
 /// source) where the graph cannot run on cuda. `name` is the fused ufunc's.
 void generate_device_loop(compiled_graph::plan& p, std::string_view name);
 

@@ -75,6 +75,12 @@ struct fused_core::state {
     return key;
   }
 
+  // The graph of a call on arrays of these dtypes (explain, device_source).
+  compiled graph_for_arrays(std::span<const dtype> types) const {
+    const std::vector<std::optional<weak_scalar>> none(types.size());
+    return graph_for(types, none);
+  }
+
   // `weak`: per input, the C++ scalar it is, if it is one (types.size() of them).
   compiled graph_for(std::span<const dtype> types, std::span<const std::optional<weak_scalar>> weak) const {
     const bool any_weak = std::any_of(weak.begin(), weak.end(), [](const auto& w) { return w.has_value(); });
@@ -212,8 +218,7 @@ std::vector<array> fused_core::call_unfused(std::span<const operand> inputs, con
 }
 
 std::string fused_core::explain(std::span<const dtype> input_types) const {
-  const std::vector<std::optional<weak_scalar>> arrays_only(input_types.size());
-  const auto c = state_->graph_for(input_types, arrays_only);
+  const auto c = state_->graph_for_arrays(input_types);
   std::string text = c.graph->explain();
   if (c.graph->runs_on_device())
     text += "cuda: one kernel generated from these nodes (device_source())\n";
@@ -232,8 +237,7 @@ std::string fused_core::explain(std::span<const dtype> input_types) const {
 }
 
 std::string fused_core::device_source(std::span<const dtype> input_types) const {
-  const std::vector<std::optional<weak_scalar>> arrays_only(input_types.size());
-  const auto c = state_->graph_for(input_types, arrays_only);
+  const auto c = state_->graph_for_arrays(input_types);
   if (!c.graph->runs_on_device()) throw value_error("fuse '" + state_->f.name() + "': " + c.graph->device_source());
   return c.graph->device_source();
 }

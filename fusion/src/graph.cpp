@@ -395,7 +395,7 @@ loop_entry compiled_graph::loop(const std::shared_ptr<const compiled_graph>& sel
 }
 
 const std::string& compiled_graph::device_source() const noexcept {
-  return plan_->device ? plan_->device_source : plan_->device_refusal;
+  return plan_->device ? cuda::rtc::source_of(*plan_->device) : plan_->device_refusal;
 }
 
 bool compiled_graph::runs_on_device() const noexcept { return plan_->device != nullptr; }

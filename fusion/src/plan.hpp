@@ -67,7 +67,6 @@ struct compiled_graph::plan {
   int overflowing_constants = 0;
   // The CUDA kernel of the graph (device_source.hpp), or why there is none.
   std::shared_ptr<cuda::rtc::generated_loop> device;
-  std::string device_source;
   std::string device_refusal;
 
   int add_slot(slot::kind k, int index, dtype t) {

@@ -13,8 +13,17 @@
 namespace ufunc::fusion {
 namespace {
 
-// Defined in every fused kernel's preamble (device_source.cpp).
+// The step in generated code (a node of a fused kernel, fusion/src/device_source.cpp): its
+// result is one of its inputs, so the generic flag rule never reports anything for it, as its
+// host loop raises nothing.
 constexpr const char* select_source_op = "_ufunc_fusion::select";
+constexpr const char* select_source_preamble = R"(namespace _ufunc_fusion {
+struct select {
+  template <class T>
+  __device__ T operator()(bool c, T x, T y) const { return c ? x : y; }
+};
+}  // namespace _ufunc_fusion
+)";
 
 template <class T>
 void select_loop(char* const* args, std::int64_t n, const std::int64_t* steps, const void*) {
@@ -31,6 +40,7 @@ void add_select(function& f) {
   e.types = signature_traits<T(bool, T, T)>::types();
   e.host = &select_loop<T>;
   e.source_op = select_source_op;
+  e.source_preamble = select_source_preamble;
   // On cuda (the unfused chain of a fused function calls it), a kernel generated at run time
   // and compiled on first use, as elementwise_kernel's.
   const std::string type(e.types.output(0).name());
