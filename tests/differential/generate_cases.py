@@ -594,8 +594,8 @@ class Case:
         r = self.uf(*views_in, out=tuple(outs)) if outs is not None else self.uf(*views_in)
         if outs is not None:
             r = outs[0]
-            # NumPy 2.4's vecmat (complex, a broadcast vector) writes other values into a
-            # negative-stride out= than it returns without one: such cases are dropped.
+            # NumPy 2.4's complex vecmat writes other values into a strided out= than it returns
+            # without one (docs/testing.md): such draws are drawn again.
             fresh = self.uf(*views_in)
             if not np.allclose(np.asarray(r), fresh, rtol=1e-5, atol=1e-5, equal_nan=True):
                 raise NumpyQuirk("NumPy's %s into this out= differs from its result without out=" % self.name)

@@ -2,8 +2,6 @@
 // options, then the comparison of what came back with NumPy's outcome.
 #include "replay.hpp"
 
-#include <type_traits>
-
 #include <complex>
 #include <exception>
 #include <optional>
