@@ -30,7 +30,7 @@ ufunc::array filled(const ufunc::dim_vector& shape) {
 template <class T>
 void run(const char* dtype) {
   using sig = T(T, T);
-  const auto matmul = ufunc::gvectorize<sig>(
+  const auto matmul = ufunc::gvectorize<sig, ufunc::target::cpu>(
       "(m,n),(n,p)->(m,p)",
       [](ufunc::core_view<const T> a, ufunc::core_view<const T> b, ufunc::core_view<T> c) {
         for (std::int64_t i = 0; i < c.extent(0); ++i)
@@ -41,7 +41,7 @@ void run(const char* dtype) {
           }
       },
       "matmul");
-  const auto vecdot = ufunc::gvectorize<sig>(
+  const auto vecdot = ufunc::gvectorize<sig, ufunc::target::cpu>(
       "(n),(n)->()",
       [](ufunc::core_view<const T> x, ufunc::core_view<const T> y, ufunc::core_view<T> out) {
         T s = 0;
@@ -49,7 +49,7 @@ void run(const char* dtype) {
         out() = s;
       },
       "vecdot");
-  const auto move_mean = ufunc::gvectorize<T(T, std::int64_t)>(
+  const auto move_mean = ufunc::gvectorize<T(T, std::int64_t), ufunc::target::cpu>(
       "(n),()->(n)",
       [](ufunc::core_view<const T> a, ufunc::core_view<const std::int64_t> window, ufunc::core_view<T> out) {
         const std::int64_t w = window();

@@ -33,35 +33,36 @@ std::string show(const ufunc::array& a) {
   return s;
 }
 
+// The functions, over core views. UFUNC_HOST_DEVICE: where the preset's target is the GPU
+// they compile for it too, and run there one thread per loop element.
+struct g_fn {
+  template <class X, class Y, class R>
+  UFUNC_HOST_DEVICE void operator()(X x, Y y, R res) const {
+    for (std::int64_t i = 0; i < x.extent(0); ++i) res(i) = x(i) + y();
+  }
+};
+
+struct matmul_fn {
+  template <class A, class B, class C>
+  UFUNC_HOST_DEVICE void operator()(A a, B b, C out) const {
+    for (std::int64_t i = 0; i < out.extent(0); ++i)
+      for (std::int64_t j = 0; j < out.extent(1); ++j) {
+        typename C::element_type s = 0;
+        for (std::int64_t k = 0; k < a.extent(1); ++k) s += a(i, k) * b(k, j);
+        out(i, j) = s;
+      }
+  }
+};
+
 }  // namespace
 
 int main() try {
-  auto g = ufunc::gvectorize<double(double, double)>(
-      "(n),()->(n)",
-      [](ufunc::core_view<const double> x, ufunc::core_view<const double> y, ufunc::core_view<double> res) {
-        for (std::int64_t i = 0; i < x.extent(0); ++i) res(i) = x(i) + y();
-      },
-      "g");
-  auto matmul = ufunc::gvectorize<ufunc::signatures<float(float, float), double(double, double)>>(
-      "(m,n),(n,p)->(m,p)",
-      [](auto a, auto b, auto out) {
-        for (std::int64_t i = 0; i < out.extent(0); ++i)
-          for (std::int64_t j = 0; j < out.extent(1); ++j) {
-            typename decltype(out)::element_type s = 0;
-            for (std::int64_t k = 0; k < a.extent(1); ++k) s += a(i, k) * b(k, j);
-            out(i, j) = s;
-          }
-      },
-      "matmul");
+  auto g = ufunc::gvectorize<double(double, double), example_target>("(n),()->(n)", g_fn{}, "g");
+  auto matmul = ufunc::gvectorize<ufunc::signatures<float(float, float), double(double, double)>, example_target>(
+      "(m,n),(n,p)->(m,p)", matmul_fn{}, "matmul");
 
-  // Gufuncs run on host targets so far (issue 20): where the preset's target is the GPU, the
-  // example runs on the host's best target and says so.
-  std::optional<ufunc::target_id> target = example_call_target;
-  if (ufunc::call_target(target) == ufunc::target_id::cuda) {
-    target = ufunc::target_available(ufunc::target_id::parallel) ? ufunc::target_id::parallel : ufunc::target_id::cpu;
-    std::printf("(gufuncs run on host targets only so far: target cuda is the default here, this runs on %s)\n",
-                std::string(ufunc::to_string(*target)).c_str());
-  }
+  // Host arrays: on the GPU target the call copies them there and the results back.
+  const std::optional<ufunc::target_id> target = example_call_target;
   std::printf("on target %s:\n", describe_target(target).c_str());
 
   // g(np.arange(5), 2) and g over a (2, 5) array with one y per row.

@@ -1,7 +1,9 @@
 // The gufunc call: NumPy's PyUFunc_GeneralizedFunctionInternal in the library's terms. The
 // loop dimensions run as an elementwise task (core's plan and the host executors: cpu runs
 // them in order, parallel splits them), whose "element" for each operand is the origin of
-// its core sub-array; the core dimensions travel beside it (core_layout).
+// its core sub-array; the core dimensions travel beside it (core_layout). On a device
+// target the same plan, over device pointers, goes to the loop's device launcher as a
+// device_call, the core dimensions by value (device_core_layout).
 #include <ufunc/gufunc/gufunc.hpp>
 
 #include <algorithm>
@@ -18,14 +20,17 @@
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/iteration.hpp>
 #include <ufunc/core/target.hpp>
+#include <ufunc/core/transfer.hpp>
 
 namespace ufunc::gufunc {
 namespace {
 
 struct registered_loop {
+  type_signature types;
   loop_fn run;
   const void* fn;
   std::shared_ptr<const void> keepalive;
+  device_loop_fn device = nullptr;
 };
 
 // The table's loops are never called elementwise: the table is the gufunc's own, for type
@@ -43,12 +48,45 @@ void run_elements(char* const* args, std::int64_t n, const std::int64_t* steps, 
   d.loop->run(args, n, steps, *d.core, d.loop->fn);
 }
 
+// The plan over device pointers as a device_call, the core dimensions by value, launched by
+// the loop's device code.
+void launch_on_device(device_loop_fn device, const void* fn, const iteration_plan& plan, int nin, int nout,
+                      const core_layout& core, int device_index, stream_ref stream) {
+  const int nop = nin + nout;
+  device_core_layout layout;
+  for (int p = 0; p < nop; ++p) {
+    if (core.ndim[p] > max_device_core_dims)
+      throw value_error("gufunc: an operand with " + std::to_string(core.ndim[p]) + " core dimensions; at most " +
+                        std::to_string(max_device_core_dims) + " run on a device");
+    layout.ndim[p] = core.ndim[p];
+    for (int d = 0; d < core.ndim[p]; ++d) {
+      layout.extents[p][d] = core.extents[p][d];
+      layout.strides[p][d] = core.strides[p][d];
+    }
+  }
+  device_call call;
+  call.nin = nin;
+  call.nout = nout;
+  call.ndim = plan.ndim();
+  call.size = plan.size();
+  call.device = device_index;
+  call.stream = stream.handle;
+  for (int d = 0; d < plan.ndim(); ++d) {
+    call.shape[d] = plan.extent(d);
+    for (int k = 0; k < nop; ++k) call.strides[k][d] = plan.stride(k, d);
+  }
+  for (int k = 0; k < nop; ++k) call.base[k] = plan.base(k);
+  device(call, layout, fn);
+}
+
 }  // namespace
 
 struct function::state {
   std::string name, text;
   gufunc::signature sig;
   ufunc::function table;
+  std::vector<std::shared_ptr<registered_loop>> loops;  // in registration order
+  std::optional<target_id> default_target;
 
   state(std::string n, std::string_view t)
       : name(std::move(n)), text(t), sig(parse_signature(t)), table(name, sig.nin, sig.nout) {}
@@ -69,7 +107,8 @@ void function::add_loop(const type_signature& types, loop_fn loop, const void* f
   if (types.nin() != nin() || types.nout() != nout())
     throw value_error("gufunc '" + name() + "': loop " + types.str() + " does not have " + std::to_string(nin()) +
                       " inputs and " + std::to_string(nout()) + " outputs (signature " + signature_text() + ")");
-  auto r = std::make_shared<registered_loop>(registered_loop{loop, fn, std::move(keepalive)});
+  auto r = std::make_shared<registered_loop>(registered_loop{types, loop, fn, std::move(keepalive)});
+  state_->loops.push_back(r);
   loop_entry e;
   e.types = types;
   e.host = &not_elementwise;
@@ -77,6 +116,17 @@ void function::add_loop(const type_signature& types, loop_fn loop, const void* f
   e.keepalive = r;
   state_->table.add_loop(std::move(e));
 }
+
+void function::add_device_loop(const type_signature& types, device_loop_fn device) {
+  for (auto& r : state_->loops)
+    if (r->types == types) {
+      r->device = device;
+      return;
+    }
+  throw value_error("gufunc '" + name() + "': no loop " + types.str() + " to give device code to");
+}
+
+void function::set_default_target(std::optional<target_id> target) { state_->default_target = target; }
 
 std::vector<array> function::call_last_axes(std::span<const operand> inputs, const call_options& options) const {
   const state& st = *state_;
@@ -93,29 +143,71 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
     throw value_error("gufunc '" + name + "': where= is not supported by generalized ufuncs (as in NumPy)");
   if (nop > max_operands) throw value_error("gufunc '" + name + "': too many operands");
 
-  // Host data on a host target: the cuda target has no gufunc loops yet.
-  const target_id target = call_target(options.target);
-  const backend* host = target == target_id::automatic ? &detail::host_backend(target) : detail::find_backend(target);
-  if (host == nullptr || host->execute == nullptr)
-    throw target_error("gufunc '" + name + "' runs on host targets only so far, not on target " +
-                       std::string(to_string(target)));
-  auto on_host = [&](const array& a, const std::string& what) {
+  // Where it runs: a host target's executor on host data, or a device backend (a device
+  // target, or data on a device under automatic or a default nobody named) on data all on
+  // one device, or all on the host (copied there and back, as ufunc calls do).
+  const std::optional<target_id> requested = options.target ? options.target : st.default_target;
+  const target_id target = call_target(requested);
+  const backend* named_backend = target == target_id::automatic ? nullptr : detail::find_backend(target);
+  const array* first_on_device = nullptr;
+  bool any_host = false;
+  auto place = [&](const array& a, const std::string& what) {
     if (!a.valid()) throw value_error("gufunc '" + name + "': " + what + " is a null array");
-    if (!a.device().is_host())
+    if (a.device().is_host()) {
+      any_host = true;
+    } else if (first_on_device == nullptr) {
+      first_on_device = &a;
+    } else if (a.device() != first_on_device->device()) {
       throw target_error("gufunc '" + name + "': " + what + " is on " + a.device().str() +
-                         "; gufuncs run on host data only so far");
+                         " but another operand is on " + first_on_device->device().str());
+    }
   };
   for (int i = 0; i < nin; ++i)
     if (!inputs[static_cast<std::size_t>(i)].is_scalar())
-      on_host(inputs[static_cast<std::size_t>(i)].as_array(), "input " + std::to_string(i));
+      place(inputs[static_cast<std::size_t>(i)].as_array(), "input " + std::to_string(i));
   for (int o = 0; o < static_cast<int>(options.out.size()); ++o)
-    on_host(options.out[static_cast<std::size_t>(o)], "output " + std::to_string(o));
+    place(options.out[static_cast<std::size_t>(o)], "output " + std::to_string(o));
+  const backend* device_side = nullptr;
+  if (named_backend != nullptr && named_backend->execute == nullptr && named_backend->memory != nullptr)
+    device_side = named_backend;
+  else if ((target == target_id::automatic || !requested) && first_on_device != nullptr)
+    device_side = detail::device_backend();
+  const backend* host = nullptr;
+  if (device_side == nullptr) {
+    host = target == target_id::automatic ? &detail::host_backend(target) : named_backend;
+    if (host == nullptr || host->execute == nullptr)
+      throw target_error("gufunc '" + name + "' cannot run on target " + std::string(to_string(target)));
+    if (first_on_device != nullptr)
+      throw target_error("gufunc '" + name + "': an operand is on " + first_on_device->device().str() +
+                         ", but target '" + std::string(to_string(target)) +
+                         "' runs on the host; use a device target or to_host()");
+  } else if (first_on_device != nullptr && any_host) {
+    throw target_error("gufunc '" + name +
+                       "': mixed host and device operands; move them with ufunc::to_device() or ufunc::to_host() "
+                       "first (calls never copy device data implicitly)");
+  }
+  const bool host_in_host_out = device_side != nullptr && first_on_device == nullptr;
+  const stream_ref stream = device_side == nullptr  ? stream_ref{}
+                            : options.stream.handle ? options.stream
+                                                    : device_side->memory->current_stream();
+  // A new array of a's shape in dtype t holding a's values (a new copy also where the dtype
+  // is a's): on the host, or on a's device in the call's stream.
+  auto converted = [&](const array& a, dtype t) {
+    if (a.device().is_host()) return a.astype(t);
+    array r = array::empty(a.shape(), t, a.device());
+    device_side->memory->cast(a, r, stream);
+    return r;
+  };
 
   // The loop, by the ufuncs' type resolution.
   const loop_entry entry = st.table.resolve_loop(inputs, options);
   const type_signature& types = entry.types;
   const auto& loop = *static_cast<const registered_loop*>(entry.host_data);
   const std::string rule(to_string(options.casting));
+  if (device_side != nullptr && loop.device == nullptr)
+    throw target_error("gufunc '" + name + "': loop " + types.str() +
+                       " has no device code (make the gufunc with gvectorize<Sigs, ufunc::target::cuda> in a CUDA "
+                       "translation unit)");
 
   // Inputs in the loop's dtypes: scalars as 0-d arrays, other dtypes converted.
   std::vector<array> in(static_cast<std::size_t>(nin));
@@ -132,8 +224,17 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
       throw casting_error("Cannot cast ufunc '" + name + "' input " + std::to_string(i) + " from " +
                           std::string(a.type().name()) + " to " + std::string(want.name()) + " with casting rule '" +
                           rule + "'");
-    in[static_cast<std::size_t>(i)] = a.type() == want ? a : a.astype(want);
+    in[static_cast<std::size_t>(i)] = a.type() == want ? a : converted(a, want);
   }
+  // On a device: scalars and host inputs (converted on the host above) copied to it.
+  const int device_index = first_on_device != nullptr ? first_on_device->device().index : 0;
+  if (device_side != nullptr)
+    for (auto& a : in) a = to_device(a, device_index, stream);
+  if (device_side != nullptr && in.empty() && first_on_device == nullptr)
+    throw value_error("gufunc '" + name + "': a call with no inputs runs on the host only");
+  const ufunc::device where = first_on_device != nullptr ? first_on_device->device()
+                              : device_side != nullptr   ? in.front().device()
+                                                         : ufunc::device{};
   for (int o = 0; o < static_cast<int>(options.out.size()); ++o) {
     const array& out = options.out[static_cast<std::size_t>(o)];
     if (out.type() != types.output(o) && !can_cast(types.output(o), out.type(), options.casting))
@@ -232,23 +333,26 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
                             array::shape_string(loop_shape));
   }
 
-  // Outputs: the given ones (through a loop-dtype temporary where their dtype differs), or
-  // new C-ordered arrays of the loop shape and their core dimensions.
+  // Outputs: the given ones (through a loop-dtype temporary where their dtype differs, or
+  // where they are host arrays of a device call), or new C-ordered arrays of the loop shape
+  // and their core dimensions (on the device of a device call).
   std::vector<array> results(static_cast<std::size_t>(nout)), targets(static_cast<std::size_t>(nout));
   for (int o = 0; o < nout; ++o) {
     dim_vector shape = loop_shape;
     for (int ix : sig.operands[std::size_t(nin + o)])
       if (!missing[std::size_t(ix)]) shape.push_back(size[std::size_t(ix)]);
     if (options.out.empty()) {
-      results[std::size_t(o)] = targets[std::size_t(o)] = array::empty(shape, types.output(o));
+      results[std::size_t(o)] = targets[std::size_t(o)] = array::empty(shape, types.output(o), where);
       continue;
     }
     const array& out = options.out[std::size_t(o)];
     results[std::size_t(o)] = out;
-    targets[std::size_t(o)] = out.type() == types.output(o) ? out : array::empty(out.shape(), types.output(o));
+    targets[std::size_t(o)] = out.type() == types.output(o) && out.device() == where
+                                  ? out
+                                  : array::empty(out.shape(), types.output(o), where);
     // An input that shares memory with an output is read from a copy (NumPy copies too).
     for (auto& a : in)
-      if (detail::may_share_memory(a, targets[std::size_t(o)])) a = a.copy();
+      if (detail::may_share_memory(a, targets[std::size_t(o)])) a = converted(a, a.type());
   }
 
   // The plan over the loop dimensions; each operand's core dimensions beside it.
@@ -276,6 +380,22 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
     core.strides[p] = core_strides[std::size_t(p)].data();
   }
   const iteration_plan plan(loop_shape, {ops, static_cast<std::size_t>(nop)});
+  if (device_side != nullptr) {
+    if (plan.size() > 0) launch_on_device(loop.device, loop.fn, plan, nin, nout, core, where.index, stream);
+    for (int o = 0; o < nout; ++o) {
+      const array& computed = targets[std::size_t(o)];
+      if (options.out.empty()) {
+        results[std::size_t(o)] = host_in_host_out ? to_host(computed, stream) : computed;
+      } else if (computed.data() != results[std::size_t(o)].data()) {
+        const array& out = results[std::size_t(o)];
+        if (out.device().is_host())
+          detail::copy_cast(to_host(computed, stream), out);
+        else
+          device_side->memory->cast(computed, out, stream);
+      }
+    }
+    return results;
+  }
   dtype operand_types[max_operands];
   for (int p = 0; p < nop; ++p) operand_types[p] = p < nin ? types.input(p) : types.output(p - nin);
   const run_data data{&loop, &core};

@@ -15,7 +15,21 @@
 // Each type signature R(A...) (std::tuple<R...>(A...) for several outputs) names the
 // element types of the inputs and outputs; the function is called with one
 // ufunc::core_view per operand, inputs first (const elements), then outputs. Calls follow
-// NumPy's gufunc rules (gufunc/include/ufunc/gufunc/gufunc.hpp) on the host targets.
+// NumPy's gufunc rules (gufunc/include/ufunc/gufunc/gufunc.hpp).
+//
+// Target (as vectorize's: the preset's default unless named) is where calls that name no
+// target run. target::cuda (or automatic) in a CUDA translation unit also compiles the
+// function for the GPU, one thread per loop element: make it __host__ __device__ (a struct
+// whose template call operator is UFUNC_HOST_DEVICE; nvcc takes no generic extended lambda,
+// a lambda over one signature's views may be `[] __host__ __device__ (...)`), and write
+// complex loops generically: on the GPU their views hold cuda::std::complex.
+//
+//   struct moving_average {   // "(n),()->(n)", Numba's guvectorize example
+//     template <class A, class W, class R>
+//     UFUNC_HOST_DEVICE void operator()(A a, W window, R out) const { ... }
+//   };
+//   auto avg = ufunc::gvectorize<double(double, std::int64_t), ufunc::target::cuda>(
+//       "(n),()->(n)", moving_average{}, "moving_average");
 #pragma once
 
 #include <cstdint>
@@ -23,12 +37,17 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include <ufunc/core/signature.hpp>
 #include <ufunc/gufunc/core_view.hpp>
 #include <ufunc/gufunc/gufunc.hpp>
 #include <ufunc/vectorize.hpp>
+
+#if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
+#include <ufunc/backends/cuda/gufunc_loops.hpp>
+#endif
 
 namespace ufunc {
 
@@ -64,14 +83,43 @@ void add_gufunc_loops(gufunc::function& g, const std::shared_ptr<const F>& f, si
   (g.add_loop(signature_traits<Sigs>::types(), &gufunc_loop<Sigs, F>::run, f.get(), f), ...);
 }
 
+#if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
+/// The device code of each loop (this translation unit is CUDA): F runs on the GPU too.
+template <class F, class... Sigs>
+void add_gufunc_device_loops(gufunc::function& g, signatures<Sigs...>) {
+  (g.add_device_loop(signature_traits<Sigs>::types(), backends::cuda::gufunc_device_loop<Sigs, F>), ...);
+}
+#endif
+
 }  // namespace detail
 
 /// A generalized ufunc named `name` over `signature` ("(m,n),(n,p)->(m,p)"), with one loop
-/// per type signature of `Sigs` (a function type, or ufunc::signatures<...>), in order.
-template <class Sigs, class F>
+/// per type signature of `Sigs` (a function type, or ufunc::signatures<...>), in order, whose
+/// calls run on `Target` unless they name another target.
+template <class Sigs, class Target = target::default_target, class F>
 [[nodiscard]] gufunc::function gvectorize(std::string_view signature, F f, std::string name) {
+  static_assert(std::is_same_v<Target, target::cpu> || std::is_same_v<Target, target::parallel> ||
+                    std::is_same_v<Target, target::cuda> || std::is_same_v<Target, target::automatic>,
+                "ufunc::gvectorize: the target must be target::cpu, target::parallel, target::cuda or "
+                "target::automatic");
+#if !defined(UFUNC_HAS_CUDA)
+  static_assert(!std::is_same_v<Target, target::cuda>,
+                "ufunc::gvectorize: target::cuda needs the CUDA backend: configure with the 'cuda' or 'all' preset "
+                "(UFUNC_ENABLE_CUDA=ON)");
+#elif !defined(__CUDACC__)
+  static_assert(!std::is_same_v<Target, target::cuda>,
+                "ufunc::gvectorize: a translation unit that makes a gufunc for target::cuda must be compiled as CUDA "
+                "(a .cu file, or LANGUAGE CUDA), with a __host__ __device__ function; or name a host target "
+                "(gvectorize<Sigs, ufunc::target::cpu>), or define UFUNC_DEFAULT_TARGET=cpu for this file");
+#endif
+  using list = typename detail::signature_list<Sigs>::type;
   gufunc::function g(std::move(name), signature);
-  detail::add_gufunc_loops(g, std::make_shared<const F>(std::move(f)), typename detail::signature_list<Sigs>::type{});
+  detail::add_gufunc_loops(g, std::make_shared<const F>(std::move(f)), list{});
+#if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
+  if constexpr (std::is_same_v<Target, target::cuda> || std::is_same_v<Target, target::automatic>)
+    detail::add_gufunc_device_loops<F>(g, list{});
+#endif
+  g.set_default_target(Target::id);
   return g;
 }
 

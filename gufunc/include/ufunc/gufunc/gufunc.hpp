@@ -12,8 +12,11 @@
 // allocated (C order) with the loop shape and their core dimensions, which the inputs must
 // give. Loops are chosen by the type resolution of ufuncs (NumPy 2's rules, weak scalars,
 // dtype=, signature=, casting=); inputs of other dtypes are converted first. where= is
-// refused, as NumPy refuses it. Host targets (cpu, parallel, any registered host backend);
-// the cuda target is not there yet (target_error).
+// refused, as NumPy refuses it. Host targets (cpu, parallel, any registered host backend) run
+// the host loops; a device target (cuda) runs the loops that have device code (gvectorize
+// with target::cuda in a CUDA translation unit; the built-in gufuncs), on device arrays or
+// host-in/host-out as ufunc calls do. On a device the functions run one thread per loop
+// element and raise no floating-point flags: errstate does not apply there (as in CuPy).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +27,9 @@
 #include <string_view>
 #include <vector>
 
+#include <ufunc/core/device_call.hpp>
 #include <ufunc/core/function.hpp>
+#include <ufunc/core/target.hpp>
 #include <ufunc/gufunc/signature.hpp>
 
 namespace ufunc::gufunc {
@@ -35,6 +40,17 @@ struct core_layout {
   int ndim[max_operands] = {};
   const std::int64_t* extents[max_operands] = {};
   const std::int64_t* strides[max_operands] = {};
+};
+
+/// The most core dimensions one operand may have where its gufunc runs on a device (the
+/// layout travels by value with every launch).
+inline constexpr int max_device_core_dims = 8;
+
+/// core_layout for a device launch: the extents and byte strides themselves.
+struct device_core_layout {
+  int ndim[max_operands] = {};
+  std::int64_t extents[max_operands][max_device_core_dims] = {};
+  std::int64_t strides[max_operands][max_device_core_dims] = {};
 };
 
 /// Where the core dimensions are, as NumPy's axes=, axis= and keepdims= of a gufunc call:
@@ -60,6 +76,10 @@ struct core_axes {
 using loop_fn = void (*)(char* const* args, std::int64_t n, const std::int64_t* steps, const core_layout& core,
                          const void* fn);
 
+/// One device loop of a gufunc: launches `fn` at every loop element of `call` (the operands'
+/// core origins) on call.stream, asynchronously, on device call.device.
+using device_loop_fn = void (*)(const device_call& call, const device_core_layout& core, const void* fn);
+
 class function {
  public:
   /// A gufunc named `name` with core signature `signature` (NumPy's grammar; value_error
@@ -78,6 +98,12 @@ class function {
   /// Registers a loop for `types` (nin inputs, nout outputs); `fn` is passed to `loop` and
   /// kept alive by `keepalive`.
   void add_loop(const type_signature& types, loop_fn loop, const void* fn, std::shared_ptr<const void> keepalive);
+  /// Gives the loop registered for `types` device code: `device` runs the same `fn`
+  /// (value_error where no loop has these types).
+  void add_device_loop(const type_signature& types, device_loop_fn device);
+  /// The target of calls that name none (gvectorize's Target); unset: the environment's
+  /// and the build's default, as for the built-in ufuncs.
+  void set_default_target(std::optional<target_id> target);
 
   /// The call: every output returned (the given ones, or new arrays).
   std::vector<array> call(std::span<const operand> inputs, const call_options& options = {},
@@ -92,8 +118,6 @@ class function {
   // The call once every operand's core dimensions are its last axes.
   std::vector<array> call_last_axes(std::span<const operand> inputs, const call_options& options) const;
 
- public:
- private:
   struct state;
   std::shared_ptr<state> state_;
 };

@@ -1,13 +1,14 @@
-// NumPy 2's built-in generalized ufuncs, on the host targets: matmul, vecdot, matvec and
-// vecmat, with NumPy's signatures and loops (?, every integer type, float32, float64,
-// complex64, complex128; NumPy's float16, long double and object loops have no dtype here).
+// NumPy 2's built-in generalized ufuncs on every target: matmul, vecdot, matvec and vecmat, with NumPy's signatures and
+// loops (?, every integer type, float32, float64, complex64, complex128; NumPy's float16, long double and object loops
+// have no dtype here).
 //
 //   auto c = ufunc::matmul(a, b);                  // (..., n, k) @ (..., k, m); 1-d operands as NumPy
 //   auto d = ufunc::vecdot(x, y);                  // sum(conj(x) * y) over the last axis
 //
 // Integers wrap around as NumPy's do, booleans give the OR of ANDs, complex vecdot and
-// vecmat conjugate their vector operand. The loops are plain (no BLAS): the cuda target and
-// BLAS for large matrices are issue 20's next steps.
+// vecmat conjugate their vector operand. The loops are plain (no BLAS): on the host one call
+// of the function per loop element, on the GPU one thread per loop element (in CUDA builds),
+// so they suit many small cores (batched 3x3 products), not large matrices.
 #pragma once
 
 #include <ufunc/gufunc/gufunc.hpp>
