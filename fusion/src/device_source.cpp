@@ -24,6 +24,14 @@ using complex64 = ::cuda::std::complex<float>;
 using complex128 = ::cuda::std::complex<double>;
 }  // namespace _ufunc
 namespace _fused = ::ufunc::backends::cuda;
+namespace _ufunc {
+// The probe of a fused kernel's fast path: p + (v - v) stays 0 while every v is finite and
+// becomes NaN at the first infinite or NaN one (complex: either part).
+__device__ __forceinline__ void probe(float& p, float v) { p += v - v; }
+__device__ __forceinline__ void probe(double& p, double v) { p += v - v; }
+__device__ __forceinline__ void probe(float& p, const complex64& v) { p += (v.real() - v.real()) + (v.imag() - v.imag()); }
+__device__ __forceinline__ void probe(double& p, const complex128& v) { p += (v.real() - v.real()) + (v.imag() - v.imag()); }
+}  // namespace _ufunc
 )";
 
 std::string type_name(dtype t) { return std::string(cuda::rtc::device_type_name(t)); }
@@ -86,44 +94,101 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
   // The body: constants, then each step (its casts, the operation, its flags), then the
   // outputs. Values keep their explain() names; a slot that is a fused output in the host
   // plan is a local here (out0), stored to the output parameter at the end.
-  std::string body;
   const auto local = [&](int s) { return value_name(p, s); };
+  std::string constants;
   for (std::size_t c = 0; c < p.constants.size(); ++c)
     for (std::size_t s = 0; s < p.slots.size(); ++s)
       if (p.slots[s].where == slot::kind::constant && p.slots[s].index == static_cast<int>(c)) {
-        body += "const " + type_name(p.slots[s].type) + " " + local(int(s)) + " = " +
-                literal(p.slots[s].type, p.constants[c].data()) + ";\n";
+        constants += "const " + type_name(p.slots[s].type) + " " + local(int(s)) + " = " +
+                     literal(p.slots[s].type, p.constants[c].data()) + ";\n";
         break;
       }
-  for (std::size_t k = 0; k < p.steps.size(); ++k) {
-    const auto& s = p.steps[k];
-    const std::string r = "_r" + std::to_string(k);
-    std::string args;
-    for (std::size_t i = 0; i < s.inputs.size(); ++i) {
-      const auto& a = s.inputs[i];
-      std::string v = local(a.slot);
-      if (a.cast != nullptr) {
-        const std::string cast = "_fused::convert_op<" + type_name(p.slots[std::size_t(a.cast_temp)].type) + ", " +
-                                 type_name(p.slots[std::size_t(a.slot)].type) + ">";
-        const std::string to = local(a.cast_temp);
-        body += "const auto " + to + " = " + cast + "{}(" + v + ");\n";
-        body += "if (_fp.flags) _flags |= _fused::fp_flags_of<" + cast + ">(" + to + ", " + v + ");\n";
-        v = to;
+  // The steps, each followed by its classification (`flags`) or by the probe of its values
+  // (`probes`: floating and complex results and casts).
+  const auto steps = [&](bool flags, bool probes) {
+    std::string body;
+    const auto probe = [&](const std::string& v, dtype t) {
+      if (!probes || !(t.is_floating() || t.is_complex())) return;
+      body += std::string("_ufunc::probe(") + (t == float32 || t == complex64 ? "_pf" : "_pd") + ", " + v + ");\n";
+    };
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+      const auto& s = p.steps[k];
+      const std::string r = "_r" + std::to_string(k);
+      std::string args;
+      for (std::size_t i = 0; i < s.inputs.size(); ++i) {
+        const auto& a = s.inputs[i];
+        std::string v = local(a.slot);
+        if (a.cast != nullptr) {
+          const dtype to_type = p.slots[std::size_t(a.cast_temp)].type;
+          const std::string cast =
+              "_fused::convert_op<" + type_name(to_type) + ", " + type_name(p.slots[std::size_t(a.slot)].type) + ">";
+          const std::string to = local(a.cast_temp);
+          body += "const auto " + to + " = " + cast + "{}(" + v + ");\n";
+          if (flags) body += "if (_fp.flags) _flags |= _fused::fp_flags_of<" + cast + ">(" + to + ", " + v + ");\n";
+          probe(to, to_type);
+          v = to;
+        }
+        args += (i ? ", " : "") + v;
       }
-      args += (i ? ", " : "") + v;
+      body += "// " + s.f.name() + " " + s.loop_types.str() + "\n";
+      body += "const auto " + r + " = " + s.source_op + "{}(" + args + ");\n";
+      if (flags)
+        body += "if (_fp.flags) _flags |= _fused::fp_flags_of<" + std::string(s.source_op) + ">(" + r +
+                (args.empty() ? "" : ", ") + args + ");\n";
+      for (std::size_t o = 0; o < s.outputs.size(); ++o) {
+        const dtype t = p.slots[std::size_t(s.outputs[o])].type;
+        const std::string value = s.outputs.size() == 1 ? r : "::cuda::std::get<" + std::to_string(o) + ">(" + r + ")";
+        body += "const " + type_name(t) + " " + local(s.outputs[o]) + " = static_cast<" + type_name(t) + ">(" + value +
+                ");\n";
+        probe(local(s.outputs[o]), t);
+      }
     }
-    body += "// " + s.f.name() + " " + s.loop_types.str() + "\n";
-    body += "const auto " + r + " = " + s.source_op + "{}(" + args + ");\n";
-    body += "if (_fp.flags) _flags |= _fused::fp_flags_of<" + std::string(s.source_op) + ">(" + r +
-            (args.empty() ? "" : ", ") + args + ");\n";
-    for (std::size_t o = 0; o < s.outputs.size(); ++o) {
-      const std::string value = s.outputs.size() == 1 ? r : "::cuda::std::get<" + std::to_string(o) + ">(" + r + ")";
-      body += "const " + type_name(p.slots[std::size_t(s.outputs[o])].type) + " " + local(s.outputs[o]) +
-              " = static_cast<" + type_name(p.slots[std::size_t(s.outputs[o])].type) + ">(" + value + ");\n";
-    }
-  }
+    return body;
+  };
+  std::string stores;
   for (std::size_t o = 0; o < p.outputs.size(); ++o)
-    body += "y" + std::to_string(o) + " = " + local(p.outputs[o]) + ";\n";
+    stores += "y" + std::to_string(o) + " = " + local(p.outputs[o]) + ";\n";
+
+  // Where every value is finite, the only flags a chain of floating-point operations can
+  // raise are underflows (a pole, an overflow or an invalid operation gives an infinite or a
+  // NaN result). So a graph whose nodes compute in floating point (or give bools: comparisons,
+  // np.where's truth test of its condition) runs its nodes once without classifying them,
+  // probing every floating value (the inputs too), and classifies the element's nodes only
+  // where the probe found a non-finite value or underflow is wanted: computing them again, to
+  // the same values, in the same order. Graphs with integer arithmetic (division by zero and
+  // negative powers flag finite results) or casts from floats to integers (invalid) classify
+  // every node as they go.
+  const auto real_or_bool = [](dtype t) { return t.is_floating() || t.is_complex() || t == bool_; };
+  bool probe_safe = true;
+  for (const auto& s : p.steps) {
+    bool all_real = true, bool_outputs = true;
+    for (int i = 0; i < s.loop_types.nin(); ++i) all_real &= real_or_bool(s.loop_types.input(i));
+    for (int o = 0; o < s.loop_types.nout(); ++o) {
+      all_real &= real_or_bool(s.loop_types.output(o));
+      bool_outputs &= s.loop_types.output(o) == bool_;
+    }
+    probe_safe &= all_real || bool_outputs;
+    for (const auto& a : s.inputs)
+      if (a.cast != nullptr) {
+        const dtype from = p.slots[std::size_t(a.slot)].type, to = p.slots[std::size_t(a.cast_temp)].type;
+        probe_safe &= !((from.is_floating() || from.is_complex()) && to.is_integer());
+      }
+  }
+  std::string body;
+  if (!probe_safe) {
+    body = constants + steps(true, false) + stores;
+  } else {
+    std::string input_probes;
+    for (int i = 0; i < nin; ++i) {
+      const dtype t = p.types.input(i);
+      if (t.is_floating() || t.is_complex())
+        input_probes += std::string("_ufunc::probe(") + (t == float32 || t == complex64 ? "_pf" : "_pd") + ", x" +
+                        std::to_string(i) + ");\n";
+    }
+    body = constants + "float _pf = 0;\ndouble _pd = 0;\n" + input_probes + "{\n" + steps(false, true) + stores +
+           "}\n" + "if (_fp.flags && (_pf != _pf || _pd != _pd || (_fp.active & _ufunc::fp_underflow) != 0)) {\n" +
+           steps(true, false) + "}\n";
+  }
 
   const std::string kernel_name = cuda::rtc::is_c_identifier(name) ? std::string(name) : std::string("fused");
   // The definitions the nodes' operations need (elementwise_kernel bodies as functors), once each.

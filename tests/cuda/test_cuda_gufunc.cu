@@ -152,8 +152,8 @@ TEST_CASE("cuda gufunc: strided, transposed and negative-stride cores; in-place 
   const auto hb = b.transpose({0, 2, 1})[{ufunc::slice{}, ufunc::slice{0, 5}, ufunc::slice{0, 4}}];
   check_same(ufunc::matmul(a_view, b_view), ufunc::matmul(ha, hb, {.target = on_cpu}));
   // The output written in place through a strided device view.
-  auto big = ufunc::to_device(ufunc::zeros<double>({6, 16, 8}));
-  auto into = big[{ufunc::slice{}, every_other, reverse}];
+  auto big = ufunc::to_device(ufunc::zeros<double>({6, 16, 4}));
+  auto into = big[{ufunc::slice{}, every_other, reverse}];  // (6, 8, 4), byte strides (512, 64, -8)
   (void)ufunc::matmul(a_view, b_view, {.out = {into}});
   check_same(into, ufunc::matmul(ha, hb, {.target = on_cpu}));
   // An input that is also the output: read from a copy.
@@ -188,7 +188,10 @@ TEST_CASE("cuda gufunc: NumPy's errors on the GPU as on the host") {
       "(n),(n)->()",
       [](ufunc::core_view<const float>, ufunc::core_view<const float>, ufunc::core_view<float> o) { o() = 0; },
       "host_only");
-  CHECK_THROWS_WITH_AS((void)host_only(a, a), doctest::Contains("has no device code"), ufunc::target_error);
+  CHECK_THROWS_WITH_AS((void)host_only(a, a, {.target = on_gpu}), doctest::Contains("has no device code"),
+                       ufunc::target_error);
+  // Its own target is cpu: device data is refused there, as for a host target named in the call.
+  CHECK_THROWS_WITH_AS((void)host_only(a, a), doctest::Contains("runs on the host"), ufunc::target_error);
 }
 
 TEST_CASE("cuda gufunc: size-0 loop and core dimensions") {

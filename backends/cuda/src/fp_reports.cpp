@@ -206,6 +206,9 @@ call_scope::call_scope(std::string_view name, int device, void* stream, bool ref
   sink_.flags = d.r.host_on_device + slot;
   sink_.tag = d.r.tags + slot;
   sink_.seq = ++d.r.calls;  // never 0, the tags' initial value
+  const auto on = [](fp_policy p, fp_flag f) { return p == fp_policy::ignore ? 0u : static_cast<unsigned>(f); };
+  sink_.active = on(policies_.divide, fp_flag::divide) | on(policies_.over, fp_flag::overflow) |
+                 on(policies_.under, fp_flag::underflow) | on(policies_.invalid, fp_flag::invalid);
 }
 
 void call_scope::launched() {

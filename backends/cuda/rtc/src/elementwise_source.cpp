@@ -51,8 +51,9 @@ struct fp_sink {
   unsigned long long* flags;
   unsigned long long* tag;
   unsigned long long seq;
+  unsigned long long active;  // the kinds whose policy is not 'ignore'
 };
-enum : unsigned { fp_overflow = 2, fp_invalid = 8 };  // ufunc::fp_flag's bits
+enum : unsigned { fp_overflow = 2, fp_underflow = 4, fp_invalid = 8 };  // ufunc::fp_flag's bits
 template <class T>
 __device__ __forceinline__ bool nan_of(const T&) { return false; }
 template <class T>

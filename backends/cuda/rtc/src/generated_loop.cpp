@@ -106,7 +106,7 @@ void launch(const device_call& c, const void* data) {
     std::memcpy(&words[std::size_t(1 + nd + operands * nd + a)], &c.base[a], sizeof(std::byte*));
   }
   // _ufunc::fp_sink: the call's device_fp_sink as it is (null flags: errstate ignores all).
-  static_assert(sizeof(device_fp_sink) == 3 * sizeof(long long));
+  static_assert(sizeof(device_fp_sink) == 4 * sizeof(long long));
   device_fp_sink fp = c.fp;
   void* call_only[] = {words, &fp};
   void** kernel_params = call_only;

@@ -33,6 +33,10 @@ struct device_fp_sink {
   unsigned long long* flags = nullptr;
   unsigned long long* tag = nullptr;
   unsigned long long seq = 0;
+  /// The fp_flag bits whose policy is not 'ignore' on the calling thread: a kernel may leave
+  /// the other kinds unclassified (a fused kernel classifies its nodes only where a value is
+  /// non-finite, unless underflow is wanted).
+  unsigned long long active = 0;
 };
 
 struct device_call {
