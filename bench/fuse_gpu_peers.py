@@ -6,9 +6,10 @@ calls, the first call untimed).
     python3 bench/fuse_gpu_peers.py [log2 sizes...]      (default 20 24 28)
 """
 import sys
-import time
 
 import cupy
+
+from gpu_timing import median_time
 
 try:
     import torch
@@ -19,18 +20,6 @@ A1, A2, A3, A4, A5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.3302
 RSQRT2PI = 0.39894228040143267794
 R, V = 0.02, 0.30
 
-
-def median_time(f, sync, reps):
-    f()
-    sync()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        sync()
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def cnd(xp, d):

@@ -16,16 +16,9 @@
 #include <ufunc/ufunc.hpp>
 
 #include "bench_common.hpp"
+#include "gufunc_data.hpp"
 
 namespace {
-
-template <class T>
-ufunc::array filled(const ufunc::dim_vector& shape) {
-  auto a = ufunc::array::empty(shape, ufunc::dtype_of<T>);
-  auto* p = reinterpret_cast<T*>(a.data());
-  for (std::int64_t i = 0; i < a.size(); ++i) p[i] = static_cast<T>((i * 7919) % 1000) / T(1000);
-  return a;
-}
 
 template <class T>
 void run(const char* dtype) {
@@ -61,11 +54,11 @@ void run(const char* dtype) {
         }
       },
       "move_mean");
-  const auto a = filled<T>({1000000, 3, 3}), b = filled<T>({1000000, 3, 3});
+  const auto a = bench::gufunc_data<T>({1000000, 3, 3}), b = bench::gufunc_data<T>({1000000, 3, 3});
   auto c = ufunc::array::empty({1000000, 3, 3}, ufunc::dtype_of<T>);
-  const auto x = filled<T>({1000000, 16}), y = filled<T>({1000000, 16});
+  const auto x = bench::gufunc_data<T>({1000000, 16}), y = bench::gufunc_data<T>({1000000, 16});
   auto d = ufunc::array::empty({1000000}, ufunc::dtype_of<T>);
-  const auto m = filled<T>({100000, 256});
+  const auto m = bench::gufunc_data<T>({100000, 256});
   auto mm = ufunc::array::empty({100000, 256}, ufunc::dtype_of<T>);
   for (auto t : {ufunc::target_id::cpu, ufunc::target_id::parallel}) {
     if (!ufunc::target_available(t)) continue;

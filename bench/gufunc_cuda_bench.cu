@@ -15,16 +15,9 @@
 #include <ufunc/ufunc.hpp>
 
 #include "cuda_timing.hpp"
+#include "gufunc_data.hpp"
 
 namespace {
-
-template <class T>
-ufunc::array filled(const ufunc::dim_vector& shape) {
-  auto a = ufunc::array::empty(shape, ufunc::dtype_of<T>);
-  auto* p = reinterpret_cast<T*>(a.data());
-  for (std::int64_t i = 0; i < a.size(); ++i) p[i] = static_cast<T>((i * 7919) % 1000) / T(1000);
-  return ufunc::to_device(a);
-}
 
 struct move_mean_fn {
   template <class A, class W, class R>
@@ -44,11 +37,13 @@ template <class T>
 void run(const char* dtype) {
   const auto move_mean =
       ufunc::gvectorize<T(T, std::int64_t), ufunc::target::cuda>("(n),()->(n)", move_mean_fn{}, "move_mean");
-  const auto a = filled<T>({1000000, 3, 3}), b = filled<T>({1000000, 3, 3});
+  const auto a = ufunc::to_device(bench::gufunc_data<T>({1000000, 3, 3})),
+             b = ufunc::to_device(bench::gufunc_data<T>({1000000, 3, 3}));
   auto c = ufunc::to_device(ufunc::array::empty({1000000, 3, 3}, ufunc::dtype_of<T>));
-  const auto x = filled<T>({1000000, 16}), y = filled<T>({1000000, 16});
+  const auto x = ufunc::to_device(bench::gufunc_data<T>({1000000, 16})),
+             y = ufunc::to_device(bench::gufunc_data<T>({1000000, 16}));
   auto d = ufunc::to_device(ufunc::array::empty({1000000}, ufunc::dtype_of<T>));
-  const auto m = filled<T>({100000, 256});
+  const auto m = ufunc::to_device(bench::gufunc_data<T>({100000, 256}));
   auto mm = ufunc::to_device(ufunc::array::empty({100000, 256}, ufunc::dtype_of<T>));
   const auto window = std::int64_t{8};
   std::printf("matmul_3x3,%s,builtin_matmul,cuda,%.9g\n", dtype,

@@ -6,27 +6,14 @@ outputs where the library allows. CSV columns as the bench: case,dtype,impl,targ
 
     python3 bench/gufunc_gpu_peers.py
 """
-import time
-
 import cupy
+
+from gpu_timing import median_time
 
 try:
     import torch
 except ImportError:
     torch = None
-
-
-def median_time(f, sync, reps=21):
-    f()
-    sync()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        sync()
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def filled(xp, shape, dt):

@@ -2,7 +2,7 @@
 # Sourced by examples/run.sh and tests/run.sh: makes sure a preset's build can run.
 #
 #   ufunc_ensure_dependencies PRESET   tools and libraries, checked by what they provide
-#   ufunc_ensure_numpy                 a python3 with NumPy >= 2 for the differential tests
+#   ufunc_ensure_numpy                 a python3 with NumPy >= 2 and ml_dtypes for the differential tests
 #
 # Each requirement is looked for as CMake will look for it (a cmake of the required version
 # on PATH, a package's CMake config anywhere find_package searches, CMAKE_PREFIX_PATH
@@ -158,7 +158,8 @@ ufunc__choose_generator() {
 # under build/ into which it installs NumPy with pip (Debian's python3 needs python3-venv,
 # installed as root when missing).
 ufunc_ensure_numpy() {
-  local check='import sys, numpy; sys.exit(int(numpy.__version__.split(".")[0]) < 2)'
+  # ml_dtypes: the bfloat16 oracle (tests/half), from PyPI beside NumPy.
+  local check='import sys, numpy, ml_dtypes; sys.exit(int(numpy.__version__.split(".")[0]) < 2)'
   local where='import sys; print(sys.executable)'
   local venv=${UFUNC_NUMPY_VENV:-$PWD/build/numpy-venv}
   UFUNC_NUMPY_MISSING=
@@ -176,13 +177,13 @@ ufunc_ensure_numpy() {
     UFUNC_PYTHON=
     return 0
   fi
-  echo "Installing NumPy >= 2 for the differential tests into $venv"
+  echo "Installing NumPy >= 2 and ml_dtypes for the differential tests into $venv"
   if ! python3 -m venv "$venv" >/dev/null 2>&1; then
     rm -rf "$venv"
     [ "$(id -u)" -eq 0 ] && ufunc__apt_install python3-venv >/dev/null 2>&1
     python3 -m venv "$venv" >/dev/null 2>&1 || rm -rf "$venv"
   fi
-  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip install -q "numpy>=2" >/dev/null 2>&1 &&
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip install -q "numpy>=2" ml_dtypes >/dev/null 2>&1 &&
     "$venv/bin/python" -c "$check" >/dev/null 2>&1; then
     UFUNC_PYTHON=$venv/bin/python
     export UFUNC_PYTHON
