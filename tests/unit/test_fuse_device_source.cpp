@@ -3,9 +3,11 @@
 // under NVRTC for every built-in ufunc and dtype (test suite "nvrtc", ctest unit.nvrtc),
 // its constants are exact, and a graph with a node that has no source says which.
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
@@ -98,7 +100,9 @@ TEST_SUITE("nvrtc") {
         names.push_back(name + "<1, false>");
       }
     CHECK(kernels.size() > 400);
-    for (std::size_t first = 0; first < kernels.size(); first += 64) {
+    // The programs compile on every core at once (NVRTC compiles separate programs in
+    // parallel); the checks run here, on this thread.
+    const auto program = [&](std::size_t first) {
       rtc::compile_request r;
       r.source = prelude;
       for (std::size_t k = first; k < std::min(kernels.size(), first + 64); ++k) {
@@ -110,8 +114,32 @@ TEST_SUITE("nvrtc") {
       r.headers = rtc::library_headers();
       r.options = rtc::library_header_options();
       r.options.emplace_back("--fmad=false");
-      const auto out = rtc::compile(r);
-      CHECK(out.lowered_names.size() == r.name_expressions.size());
+      return r;
+    };
+    std::vector<std::size_t> firsts;
+    for (std::size_t first = 0; first < kernels.size(); first += 64) firsts.push_back(first);
+    std::vector<std::size_t> lowered(firsts.size()), wanted(firsts.size());
+    std::vector<std::string> errors(firsts.size());
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+      for (std::size_t j; (j = next++) < firsts.size();) {
+        try {
+          const auto r = program(firsts[j]);
+          wanted[j] = r.name_expressions.size();
+          lowered[j] = rtc::compile(r).lowered_names.size();
+        } catch (const std::exception& e) {
+          errors[j] = e.what();
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < std::max(1u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(work);
+    work();
+    for (auto& t : threads) t.join();
+    for (std::size_t j = 0; j < firsts.size(); ++j) {
+      CAPTURE(firsts[j]);
+      CHECK(errors[j] == "");
+      CHECK(lowered[j] == wanted[j]);
     }
   }
 
