@@ -14,6 +14,7 @@
 #include <ufunc/core/backend.hpp>
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/casting.hpp>
+#include <ufunc/core/detail/device_plan.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/elementwise.hpp>
@@ -64,18 +65,7 @@ void launch_on_device(device_loop_fn device, const void* fn, const iteration_pla
       layout.strides[p][d] = core.strides[p][d];
     }
   }
-  device_call call;
-  call.nin = nin;
-  call.nout = nout;
-  call.ndim = plan.ndim();
-  call.size = plan.size();
-  call.device = device_index;
-  call.stream = stream.handle;
-  for (int d = 0; d < plan.ndim(); ++d) {
-    call.shape[d] = plan.extent(d);
-    for (int k = 0; k < nop; ++k) call.strides[k][d] = plan.stride(k, d);
-  }
-  for (int k = 0; k < nop; ++k) call.base[k] = plan.base(k);
+  const device_call call = detail::device_call_of(plan, nin, nout, false, device_index, stream);
   device(call, layout, fn);
 }
 

@@ -9,6 +9,7 @@
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/convert.hpp>
+#include <ufunc/core/detail/device_plan.hpp>
 #include <ufunc/core/iteration.hpp>
 #include "casts.hpp"
 #include "fp_reports.hpp"
@@ -46,19 +47,8 @@ device_call plan_cast(const array& src, const array& dst, stream_ref s, const ar
       {src.data(), in_strides}, {dst.data(), dst.strides()}, {masked ? where.data() : nullptr, where_strides}};
   const int nops = masked ? 3 : 2;
   const iteration_plan plan(dst.shape(), std::span<const plan_operand>(ops, static_cast<std::size_t>(nops)));
-  device_call c;
-  c.nin = 1;
-  c.nout = 1;
-  c.has_where = masked;
-  c.ndim = plan.ndim();
-  c.size = plan.size();
-  c.device = dst.device().index;
-  c.stream = s.handle ? s.handle : current_stream().handle;
-  for (int d = 0; d < plan.ndim(); ++d) {
-    c.shape[d] = plan.extent(d);
-    for (int op = 0; op < nops; ++op) c.strides[op][d] = plan.stride(op, d);
-  }
-  for (int op = 0; op < nops; ++op) c.base[op] = plan.base(op);
+  device_call c =
+      ufunc::detail::device_call_of(plan, 1, 1, masked, dst.device().index, s.handle ? s : current_stream());
   check(cudaSetDevice(c.device), "cudaSetDevice");
   return c;
 }

@@ -7,6 +7,7 @@
 #include <span>
 
 #include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/device_plan.hpp>
 #include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/detail/run_loop.hpp>
 #include <ufunc/core/error.hpp>
@@ -229,20 +230,7 @@ result_list device_run_call(const loop_call& c) {
       ops[k] = {dev[k].data(), strides[k]};
     }
     const iteration_plan plan(shape, {ops, static_cast<std::size_t>(nops)});
-    device_call call;
-    call.nin = nin;
-    call.nout = nout;
-    call.has_where = has_where;
-    call.ndim = plan.ndim();
-    call.size = plan.size();
-    call.device = device;
-    call.stream = s.handle;
-    for (int d = 0; d < plan.ndim(); ++d) {
-      call.shape[d] = plan.extent(d);
-      for (int k = 0; k < nops; ++k) call.strides[k][d] = plan.stride(k, d);
-    }
-    for (int k = 0; k < nops; ++k) call.base[k] = plan.base(k);
-    call.fp = sink;
+    const device_call call = device_call_of(plan, nin, nout, has_where, device, s, sink);
     cuda::launch(c.device_fn, c.device_data, call);
   }
 
