@@ -171,3 +171,28 @@ TEST_CASE("built-in gufuncs: axes=, axis= and keepdims= as NumPy's (results, the
   CHECK_THROWS_WITH_AS((void)ufunc::vecdot(a, a, {}, {.axes = {{1}, {1}}, .axis = 1}),
                        "vecdot: cannot specify both axis= and axes=", ufunc::value_error);
 }
+
+TEST_CASE("built-in gufuncs: small square matmul (2x2 to 4x4, unrolled) gives the general loop's sums, bit for bit") {
+  // The sums of each element in k order from zero, as the general loop and NumPy's own loop add them.
+  const auto check = [](auto zero, std::int64_t s, bool transposed) {
+    using T = decltype(zero);
+    CAPTURE(s);
+    CAPTURE(transposed);
+    const ufunc::array a = ufunc_test::sample_array<T>(std::size_t(7 * s * s), 3).reshape({7, s, s});
+    ufunc::array b = ufunc_test::sample_array<T>(std::size_t(7 * s * s), 4).reshape({7, s, s});
+    if (transposed) b = b.transpose({0, 2, 1});  // strided cores
+    const ufunc::array c = ufunc::matmul(a, b);
+    for (std::int64_t e = 0; e < 7; ++e)
+      for (std::int64_t i = 0; i < s; ++i)
+        for (std::int64_t j = 0; j < s; ++j) {
+          T sum = 0;
+          for (std::int64_t k = 0; k < s; ++k) sum += a.template at<T>(e, i, k) * b.template at<T>(e, k, j);
+          CHECK(c.template at<T>(e, i, j) == sum);
+        }
+  };
+  for (std::int64_t s = 1; s <= 5; ++s)
+    for (const bool transposed : {false, true}) {
+      check(float{}, s, transposed);
+      check(double{}, s, transposed);
+    }
+}

@@ -53,6 +53,20 @@ UFUNC_HOST_DEVICE T sum_products(std::int64_t n, const FA& first, const FB& seco
   return s;
 }
 
+// c = a @ b for square S x S cores, the sums of matmul_fn's loop in the same order, with the
+// extents known to the compiler (unrolled): the batched small products of graphics and physics.
+template <class T, int S>
+inline void small_square_matmul(const char* pa, std::int64_t a0, std::int64_t a1, const char* pb, std::int64_t b0,
+                                std::int64_t b1, char* pc, std::int64_t c0, std::int64_t c1) {
+  for (int i = 0; i < S; ++i)
+    for (int j = 0; j < S; ++j) {
+      T sum = 0;
+      for (int k = 0; k < S; ++k)
+        sum += *reinterpret_cast<const T*>(pa + i * a0 + k * a1) * *reinterpret_cast<const T*>(pb + k * b0 + j * b1);
+      *reinterpret_cast<T*>(pc + i * c0 + j * c1) = sum;
+    }
+}
+
 struct matmul_fn {
   template <class A, class C>
   UFUNC_HOST_DEVICE void operator()(A a, A b, C c) const {
@@ -67,6 +81,13 @@ struct matmul_fn {
       const char* pa = reinterpret_cast<const char*>(&a(0, 0));
       const char* pb = reinterpret_cast<const char*>(&b(0, 0));
       char* pc = reinterpret_cast<char*>(&c(0, 0));
+#if !defined(__CUDA_ARCH__)
+      if (n == m && m == kk && n >= 2 && n <= 4) {
+        if (n == 2) return small_square_matmul<T, 2>(pa, a0, a1, pb, b0, b1, pc, c0, c1);
+        if (n == 3) return small_square_matmul<T, 3>(pa, a0, a1, pb, b0, b1, pc, c0, c1);
+        return small_square_matmul<T, 4>(pa, a0, a1, pb, b0, b1, pc, c0, c1);
+      }
+#endif
       for (std::int64_t i = 0; i < n; ++i)
         for (std::int64_t j = 0; j < m; ++j) {
           T sum = 0;
