@@ -104,7 +104,7 @@ TEST_CASE("built-in gufuncs: signatures, loops and the host targets") {
   CHECK(ufunc::vecdot->signature_text() == "(n),(n)->()");
   CHECK(ufunc::matvec->signature_text() == "(m,n),(n)->(m)");
   CHECK(ufunc::vecmat->signature_text() == "(n),(n,m)->(m)");
-  CHECK(ufunc::matmul->types() == std::vector<std::string>{"??->?", "bb->b", "BB->B", "hh->h", "HH->H", "ii->i",
+  CHECK(ufunc::matmul->types() == std::vector<std::string>{"\?\?->?", "bb->b", "BB->B", "hh->h", "HH->H", "ii->i",
                                                            "II->I", "ll->l", "LL->L", "ff->f", "dd->d", "FF->F",
                                                            "DD->D"});
   // NumPy's promotion: int8 @ float32 runs the float32 loop; a Python float with int64 the float64 one.
