@@ -17,6 +17,7 @@
 #include <ufunc/core/detail/device_plan.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/iteration.hpp>
@@ -180,11 +181,21 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
   const stream_ref stream = device_side == nullptr  ? stream_ref{}
                             : options.stream.handle ? options.stream
                                                     : device_side->memory->current_stream();
+  // A new C-ordered array on `at`: on a device, allocated in the call's stream order, so that
+  // the call's kernels and copies (which may run on a stream of the caller's) use it before
+  // its release, which that order also waits for.
+  auto new_array = [&](const dim_vector& shape, dtype t, ufunc::device at) {
+    if (at.is_host()) return array::empty(shape, t);
+    auto owner =
+        device_side->memory->allocate(static_cast<std::size_t>(shape_size(shape)) * t.itemsize(), at.index, stream);
+    return array(owner.get(), t, shape, detail::dense_strides(shape, detail::c_order_axes(shape.size()), t.itemsize()),
+                 owner, at);
+  };
   // A new array of a's shape in dtype t holding a's values (a new copy also where the dtype
   // is a's): on the host, or on a's device in the call's stream.
   auto converted = [&](const array& a, dtype t) {
     if (a.device().is_host()) return a.astype(t);
-    array r = array::empty(a.shape(), t, a.device());
+    array r = new_array(a.shape(), t, a.device());
     device_side->memory->cast(a, r, stream);
     return r;
   };
@@ -332,14 +343,13 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
     for (int ix : sig.operands[std::size_t(nin + o)])
       if (!missing[std::size_t(ix)]) shape.push_back(size[std::size_t(ix)]);
     if (options.out.empty()) {
-      results[std::size_t(o)] = targets[std::size_t(o)] = array::empty(shape, types.output(o), where);
+      results[std::size_t(o)] = targets[std::size_t(o)] = new_array(shape, types.output(o), where);
       continue;
     }
     const array& out = options.out[std::size_t(o)];
     results[std::size_t(o)] = out;
-    targets[std::size_t(o)] = out.type() == types.output(o) && out.device() == where
-                                  ? out
-                                  : array::empty(out.shape(), types.output(o), where);
+    targets[std::size_t(o)] =
+        out.type() == types.output(o) && out.device() == where ? out : new_array(out.shape(), types.output(o), where);
     // An input that shares memory with an output is read from a copy (NumPy copies too).
     for (auto& a : in)
       if (detail::may_share_memory(a, targets[std::size_t(o)])) a = converted(a, a.type());

@@ -224,3 +224,21 @@ TEST_CASE("cuda gufunc: gvectorize'd functions, Numba's moving average and an ou
   CHECK(ufunc::to_host(r).shape() == ufunc::dim_vector{1000, 2});
   check_same(r, mm(x, {.target = on_cpu}));
 }
+
+TEST_CASE("cuda gufunc: a call on a stream of the caller's, its temporaries ordered on that stream") {
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+  const ufunc::stream_ref ref{s};
+  const auto x = random_array({20000, 16}, ufunc::float32, 51), y = random_array({16}, ufunc::float64, 52);
+  const auto want = ufunc::vecdot(x, y, {.target = on_cpu});  // float64: x converted on the device
+  for (int rep = 0; rep < 20; ++rep) {
+    const auto d = ufunc::vecdot(ufunc::to_device(x, 0, ref), ufunc::to_device(y, 0, ref), {.stream = ref});
+    check_same(ufunc::to_host(d, ref), want);
+    auto host_out = ufunc::zeros<float>({20000});  // host-in/host-out, the result cast into a float32 out=
+    (void)ufunc::vecdot(x, y,
+                        {.out = {host_out}, .casting = ufunc::casting::same_kind, .target = on_gpu, .stream = ref});
+    check_same(host_out, want.astype(ufunc::float32));
+  }
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
+}
