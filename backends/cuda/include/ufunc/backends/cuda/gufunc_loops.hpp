@@ -59,11 +59,11 @@ struct gufunc_plan {
 // Which operands go through shared memory, where, and the block size that lets them fit.
 template <int NOP>
 struct gufunc_staging {
-  int threads;                 // block size
-  bool staged[NOP];            // the operand's cores are copied through shared memory
-  unsigned offset[NOP];        // bytes, its rows' start in shared memory
-  unsigned pitch[NOP];         // bytes between two threads' rows (a core, padded)
-  unsigned row_words[NOP];     // 4-byte words of one core
+  int threads;              // block size
+  bool staged[NOP];         // the operand's cores are copied through shared memory
+  unsigned offset[NOP];     // bytes, its rows' start in shared memory
+  unsigned pitch[NOP];      // bytes between two threads' rows (a core, padded)
+  unsigned row_words[NOP];  // 4-byte words of one core
 };
 
 // Copies the cores of `count` consecutive loop elements, packed at `global`, to or from the
@@ -129,7 +129,8 @@ __global__ void gufunc_staged_kernel(F f, gufunc_plan<Index, NOP> p, gufunc_stag
                                                              threadIdx.x * st.pitch[I]
                                                        : p.base[I] + e * p.stride[I][0]),
                      p.core_ndim[I], p.core_extents[I], p.core_strides[I])...);
-    }(std::index_sequence_for<T...>{});
+    }
+    (std::index_sequence_for<T...>{});
   }
   __syncthreads();
   for (int op = NIN; op < NOP; ++op)
@@ -176,7 +177,9 @@ gufunc_staging<NOP> gufunc_plan_staging(const device_call& c, const gufunc::devi
         if (!st.staged[op]) continue;
         // Pad a row to an odd number of bank-wide units (4 bytes, or the element's size up to 16),
         // so that the threads of a warp, each at its own row, hit distinct banks.
-        const std::int64_t unit = itemsize[op] < 4 ? 4 : itemsize[op] > 16 ? 16 : static_cast<std::int64_t>(itemsize[op]);
+        const std::int64_t unit = itemsize[op] < 4    ? 4
+                                  : itemsize[op] > 16 ? 16
+                                                      : static_cast<std::int64_t>(itemsize[op]);
         const std::int64_t pitch = bytes[op] % unit == 0 && (bytes[op] / unit) % 2 == 0 ? bytes[op] + unit : bytes[op];
         if (pitch * threads > gufunc_shared_bytes) {
           total = gufunc_shared_bytes + 1;
