@@ -227,15 +227,6 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
                           rule + "'");
     in[static_cast<std::size_t>(i)] = a.type() == want ? a : converted(a, want);
   }
-  // On a device: scalars and host inputs (converted on the host above) copied to it.
-  const int device_index = first_on_device != nullptr ? first_on_device->device().index : 0;
-  if (device_side != nullptr)
-    for (auto& a : in) a = to_device(a, device_index, stream);
-  if (device_side != nullptr && in.empty() && first_on_device == nullptr)
-    throw value_error("gufunc '" + name + "': a call with no inputs runs on the host only");
-  const ufunc::device where = first_on_device != nullptr ? first_on_device->device()
-                              : device_side != nullptr   ? in.front().device()
-                                                         : ufunc::device{};
   for (int o = 0; o < static_cast<int>(options.out.size()); ++o) {
     const array& out = options.out[static_cast<std::size_t>(o)];
     if (out.type() != types.output(o) && !can_cast(types.output(o), out.type(), options.casting))
@@ -333,6 +324,17 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
                             array::shape_string(lead) + ", not the broadcast loop shape " +
                             array::shape_string(loop_shape));
   }
+
+  // On a device: scalars and host inputs (converted on the host above) copied to it, once the
+  // call is known to be valid (the shapes checked above are the copies' too).
+  const int device_index = first_on_device != nullptr ? first_on_device->device().index : 0;
+  if (device_side != nullptr)
+    for (auto& a : in) a = to_device(a, device_index, stream);
+  if (device_side != nullptr && in.empty() && first_on_device == nullptr)
+    throw value_error("gufunc '" + name + "': a call with no inputs runs on the host only");
+  const ufunc::device where = first_on_device != nullptr ? first_on_device->device()
+                              : device_side != nullptr   ? in.front().device()
+                                                         : ufunc::device{};
 
   // Outputs: the given ones (through a loop-dtype temporary where their dtype differs, or
   // where they are host arrays of a device call), or new C-ordered arrays of the loop shape
