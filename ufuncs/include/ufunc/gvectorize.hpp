@@ -98,20 +98,7 @@ void add_gufunc_device_loops(gufunc::function& g, signatures<Sigs...>) {
 /// calls run on `Target` unless they name another target.
 template <class Sigs, class Target = target::default_target, class F>
 [[nodiscard]] gufunc::function gvectorize(std::string_view signature, F f, std::string name) {
-  static_assert(std::is_same_v<Target, target::cpu> || std::is_same_v<Target, target::parallel> ||
-                    std::is_same_v<Target, target::cuda> || std::is_same_v<Target, target::automatic>,
-                "ufunc::gvectorize: the target must be target::cpu, target::parallel, target::cuda or "
-                "target::automatic");
-#if !defined(UFUNC_HAS_CUDA)
-  static_assert(!std::is_same_v<Target, target::cuda>,
-                "ufunc::gvectorize: target::cuda needs the CUDA backend: configure with the 'cuda' or 'all' preset "
-                "(UFUNC_ENABLE_CUDA=ON)");
-#elif !defined(__CUDACC__)
-  static_assert(!std::is_same_v<Target, target::cuda>,
-                "ufunc::gvectorize: a translation unit that makes a gufunc for target::cuda must be compiled as CUDA "
-                "(a .cu file, or LANGUAGE CUDA), with a __host__ __device__ function; or name a host target "
-                "(gvectorize<Sigs, ufunc::target::cpu>), or define UFUNC_DEFAULT_TARGET=cpu for this file");
-#endif
+  static_assert(detail::functor_target_ok<Target>());
   using list = typename detail::signature_list<Sigs>::type;
   gufunc::function g(std::move(name), signature);
   detail::add_gufunc_loops(g, std::make_shared<const F>(std::move(f)), list{});

@@ -42,6 +42,34 @@ struct signatures {};
 
 namespace detail {
 
+/// What vectorize and gvectorize ask of their Target at compile time: one of the library's
+/// targets, built in, and for target::cuda a CUDA translation unit (the functor is compiled
+/// for the GPU there). Fails with the reason; true otherwise.
+template <class Target>
+constexpr bool functor_target_ok() {
+  static_assert(std::is_same_v<Target, target::cpu> || std::is_same_v<Target, target::parallel> ||
+                    std::is_same_v<Target, target::cuda> || std::is_same_v<Target, target::automatic>,
+                "ufunc::vectorize / gvectorize: the target must be target::cpu, target::parallel, target::cuda or "
+                "target::automatic");
+#if !defined(UFUNC_HAS_TBB)
+  static_assert(!std::is_same_v<Target, target::parallel>,
+                "ufunc::vectorize / gvectorize: target::parallel needs the TBB backend: configure with the 'tbb' or "
+                "'all' preset (UFUNC_ENABLE_TBB=ON)");
+#endif
+#if !defined(UFUNC_HAS_CUDA)
+  static_assert(!std::is_same_v<Target, target::cuda>,
+                "ufunc::vectorize / gvectorize: target::cuda needs the CUDA backend: configure with the 'cuda' or "
+                "'all' preset (UFUNC_ENABLE_CUDA=ON)");
+#elif !defined(__CUDACC__)
+  static_assert(!std::is_same_v<Target, target::cuda>,
+                "ufunc::vectorize / gvectorize: a translation unit that makes a ufunc or gufunc for target::cuda from "
+                "its own functor must be compiled as CUDA (a .cu file, or LANGUAGE CUDA), with a __host__ __device__ "
+                "functor; or name a host target (vectorize<Sig, ufunc::target::cpu>), or define "
+                "UFUNC_DEFAULT_TARGET=cpu for this file");
+#endif
+  return true;
+}
+
 template <class S>
 struct signature_list {
   using type = signatures<S>;
@@ -181,24 +209,7 @@ struct typed_outputs<type_list<R...>> {
 template <class Target, class F, class... Sigs>
 class vectorized {
   static_assert(sizeof...(Sigs) >= 1, "ufunc::vectorize needs at least one signature");
-  static_assert(std::is_same_v<Target, target::cpu> || std::is_same_v<Target, target::parallel> ||
-                    std::is_same_v<Target, target::cuda> || std::is_same_v<Target, target::automatic>,
-                "ufunc::vectorize: the target must be target::cpu, target::parallel, target::cuda or target::automatic");
-#if !defined(UFUNC_HAS_TBB)
-  static_assert(!std::is_same_v<Target, target::parallel>,
-                "ufunc::vectorize: target::parallel needs the TBB backend: configure with the 'tbb' or 'all' preset "
-                "(UFUNC_ENABLE_TBB=ON)");
-#endif
-#if !defined(UFUNC_HAS_CUDA)
-  static_assert(!std::is_same_v<Target, target::cuda>,
-                "ufunc::vectorize: target::cuda needs the CUDA backend: configure with the 'cuda' or 'all' preset "
-                "(UFUNC_ENABLE_CUDA=ON)");
-#elif !defined(__CUDACC__)
-  static_assert(!std::is_same_v<Target, target::cuda>,
-                "ufunc::vectorize: a translation unit that makes a ufunc for target::cuda from its own functor must "
-                "be compiled as CUDA (a .cu file, or LANGUAGE CUDA), with a __host__ __device__ functor; or name a "
-                "host target (vectorize<Sig, ufunc::target::cpu>), or define UFUNC_DEFAULT_TARGET=cpu for this file");
-#endif
+  static_assert(detail::functor_target_ok<Target>());
 
   using first_traits = signature_traits<std::tuple_element_t<0, std::tuple<Sigs...>>>;
   static_assert(((signature_traits<Sigs>::nin == first_traits::nin) && ...),
