@@ -103,13 +103,17 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
                      literal(p.slots[s].type, p.constants[c].data()) + ";\n";
         break;
       }
+  // The probe of value `v` of dtype t (the fast path's, below), for floating and complex values.
+  const auto probe_of = [](const std::string& v, dtype t) -> std::string {
+    if (!(t.is_floating() || t.is_complex())) return {};
+    return std::string("_ufunc::probe(") + (t == float32 || t == complex64 ? "_pf" : "_pd") + ", " + v + ");\n";
+  };
   // The steps, each followed by its classification (`flags`) or by the probe of its values
   // (`probes`: floating and complex results and casts).
   const auto steps = [&](bool flags, bool probes) {
     std::string body;
     const auto probe = [&](const std::string& v, dtype t) {
-      if (!probes || !(t.is_floating() || t.is_complex())) return;
-      body += std::string("_ufunc::probe(") + (t == float32 || t == complex64 ? "_pf" : "_pd") + ", " + v + ");\n";
+      if (probes) body += probe_of(v, t);
     };
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
       const auto& s = p.steps[k];
@@ -179,12 +183,7 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
     body = constants + steps(true, false) + stores;
   } else {
     std::string input_probes;
-    for (int i = 0; i < nin; ++i) {
-      const dtype t = p.types.input(i);
-      if (t.is_floating() || t.is_complex())
-        input_probes += std::string("_ufunc::probe(") + (t == float32 || t == complex64 ? "_pf" : "_pd") + ", x" +
-                        std::to_string(i) + ");\n";
-    }
+    for (int i = 0; i < nin; ++i) input_probes += probe_of("x" + std::to_string(i), p.types.input(i));
     body = constants + "float _pf = 0;\ndouble _pd = 0;\n" + input_probes + "{\n" + steps(false, true) + stores +
            "}\n" + "if (_fp.flags && (_pf != _pf || _pd != _pd || (_fp.active & _ufunc::fp_underflow) != 0)) {\n" +
            steps(true, false) + "}\n";
