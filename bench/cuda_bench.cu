@@ -53,6 +53,7 @@
 #include <ufunc/ufuncs/builtins.hpp>
 #include <ufunc/vectorize.hpp>
 
+#include "cuda_timing.hpp"
 #include "sweep_common.hpp"
 #include "sweep_probe.hpp"
 
@@ -177,20 +178,6 @@ void poison(void* p, std::size_t bytes, cudaStream_t s) { CUDA_CHECK(cudaMemsetA
 // ---------------------------------------------------------------------------------------------------------------
 // Timing.
 
-// Holds the stream until the host sets *flag, or until timeout_ns passed (then *timed_out = 1).
-__global__ void hold_stream(const volatile int* flag, volatile int* timed_out, std::uint64_t timeout_ns) {
-  std::uint64_t start, now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  while (*flag == 0) {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    if (now - start > timeout_ns) {
-      *timed_out = 1;
-      return;
-    }
-    __nanosleep(500);
-  }
-}
-
 struct bench_config {
   int warmup = 5;
   int reps = 30;
@@ -201,70 +188,7 @@ struct bench_config {
   int reps_override = 0;  // --reps
 };
 
-class gpu_timer {
- public:
-  explicit gpu_timer(cudaStream_t s) : stream_(s) {
-    CUDA_CHECK(cudaHostAlloc(&host_flags_, 2 * sizeof(int), cudaHostAllocMapped));
-    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flags_), host_flags_, 0));
-    CUDA_CHECK(cudaEventCreate(&start_));
-    CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~gpu_timer() {
-    (void)cudaEventDestroy(start_);
-    (void)cudaEventDestroy(stop_);
-    (void)cudaFreeHost(host_flags_);
-  }
-  gpu_timer(const gpu_timer&) = delete;
-  gpu_timer& operator=(const gpu_timer&) = delete;
-
-  /// Median device time in microseconds of enqueue(rep), one call per rep; rep counts up from 0 through warm-up and
-  /// timed reps, so callers rotate input sets with rep % sets.
-  double measure(const std::string& what, int warmup, int reps, const std::function<void(int)>& enqueue) {
-    for (int w = 0; w < warmup; ++w) enqueue(w);
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-    if (auto t = run(warmup, reps, enqueue, /*hold=*/true)) return *t;
-    std::printf(
-        "# note,%s: the call waited for the GPU while the stream was held (it synchronizes); timed without "
-        "holding the stream, so host issue time is included\n",
-        what.c_str());
-    return *run(warmup, reps, enqueue, /*hold=*/false);
-  }
-
- private:
-  std::optional<double> run(int first_rep, int reps, const std::function<void(int)>& enqueue, bool hold) {
-    std::vector<double> us;
-    for (int r = 0; r < reps; ++r) {
-      std::atomic_ref<int> flag(host_flags_[0]);
-      if (hold) {
-        flag.store(0);
-        host_flags_[1] = 0;
-        hold_stream<<<1, 1, 0, stream_>>>(&device_flags_[0], &device_flags_[1], 200'000'000ull);  // 200 ms
-        CUDA_CHECK(cudaGetLastError());
-      }
-      CUDA_CHECK(cudaEventRecord(start_, stream_));
-      try {
-        enqueue(first_rep + r);
-      } catch (...) {
-        flag.store(1);  // never leave the stream held behind an exception
-        (void)cudaStreamSynchronize(stream_);
-        throw;
-      }
-      CUDA_CHECK(cudaEventRecord(stop_, stream_));
-      flag.store(1);
-      CUDA_CHECK(cudaEventSynchronize(stop_));
-      if (hold && std::atomic_ref<int>(host_flags_[1]).load() != 0) return std::nullopt;
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-      us.push_back(ms * 1e3);
-    }
-    return median(us);
-  }
-
-  cudaStream_t stream_;
-  int* host_flags_ = nullptr;  // [0]: release flag, [1]: timed out
-  int* device_flags_ = nullptr;
-  cudaEvent_t start_{}, stop_{};
-};
+using bench::gpu_timer;
 
 // Per-call host time: `calls` back-to-back calls, one synchronization at the end; median over samples.
 double measure_host_per_call(const bench_config& cfg, cudaStream_t s, const std::function<void()>& call) {
@@ -331,13 +255,7 @@ ufunc::call_options cuda_options(cudaStream_t s, std::vector<ufunc::array> out =
   return {.out = std::move(out), .target = ufunc::target_id::cuda, .stream = {s}};
 }
 
-// Input sets for a case whose working set fits in L2 are rotated, so each rep reads inputs that are not cached: with
-// LRU-like replacement, streaming through >= 4x the L2 between two uses of a set evicts it.
-int input_sets(std::int64_t set_bytes, std::int64_t l2_bytes) {
-  if (set_bytes >= 4 * l2_bytes) return 1;
-  const auto sets = (4 * l2_bytes + set_bytes - 1) / set_bytes;
-  return static_cast<int>(std::clamp<std::int64_t>(sets, 2, 64));
-}
+using bench::input_sets;
 
 template <class T>
 struct add_sets {
@@ -1131,16 +1049,7 @@ int main(int argc, char** argv) {
 
   int devices = 0;
   CUDA_CHECK(cudaGetDeviceCount(&devices));
-  CUDA_CHECK(cudaSetDevice(0));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  int l2 = 0, driver = 0, runtime = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  CUDA_CHECK(cudaDriverGetVersion(&driver));
-  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  std::printf("# device,%s,sm_%d%d,%d SMs,L2 %d MiB,%.0f GiB,driver %d,runtime %d\n", prop.name, prop.major, prop.minor,
-              prop.multiProcessorCount, l2 >> 20, static_cast<double>(prop.totalGlobalMem) / (1 << 30), driver,
-              runtime);
+  const auto [prop, l2, driver, runtime] = bench::print_device_line();
   std::printf(
       "# timing,device cases: median of %d reps (%d at 2^28) after %d warm-up, one call per rep between CUDA "
       "events, stream held until enqueued; percall: host clock over %d calls, median of %d samples\n",

@@ -6,10 +6,13 @@
 # $OUT/sweep/gpu.csv; step "sweep-cpu" (not part of "all") runs bench/run_all_cpu.sh on this host's CPUs into
 # $OUT/sweep/cpu.csv (extra arguments: SWEEP_ARGS, SWEEP_CPU_ARGS). Plot them afterwards on a machine with
 # matplotlib: python3 bench/plot.py $OUT/sweep/*.csv
+# Step "half" (not part of "all") runs bench/run_half_gpu.sh, float16 and bfloat16 add and sin against cub, CuPy,
+# PyTorch, NumPy and ml_dtypes (issue 21), into $OUT/half/half.csv and half.txt; alone it configures its own build
+# (bash bench/gpu_session.sh half).
 #
 # The machine has no package registry: xsimd, doctest and oneTBB come from a prefix
 # copied from a Debian 12 machine (UFUNC_DEVICE_PREFIX, default .device/prefix).
-#   bash bench/gpu_session.sh [build|test|sanitize|bench|sweep|sweep-cpu|all]...
+#   bash bench/gpu_session.sh [build|test|sanitize|bench|sweep|sweep-cpu|half|all]...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 prefix=$(realpath "${UFUNC_DEVICE_PREFIX:-.device/prefix}")
@@ -78,6 +81,9 @@ if [[ " $steps " == *" sweep-cpu "* ]]; then
   bash bench/run_all_cpu.sh --no-install --no-plots --build-dir $build --machine "${SWEEP_MACHINE:-gpu}" \
     --out "$out/sweep" ${SWEEP_CPU_ARGS:-} 2>&1 | tee "$out/sweep_cpu.log" | grep -v '^\[' | tail -30
 fi
+if [[ " $steps " == *" half "* ]]; then
+  OUT=$out BUILD_DIR=$build bash bench/run_half_gpu.sh 2>&1 | tee "$out/half_gpu.log" | tail -60
+fi
 
 # Logs get committed as evidence: they name files relative to the checkout, never the machine's paths
 # (doctest and compilers print absolute ones).
@@ -86,5 +92,5 @@ find "$out" -type f \( -name '*.log' -o -name '*.txt' -o -name '*.csv' \) -exec 
 # The device tool returns at most 8 files: keep the summaries, pack every log.
 tar -C "$out" -czf "$out/logs.tar.gz" --exclude=logs.tar.gz . 2>/dev/null
 find "$out" -maxdepth 2 -type f ! -name logs.tar.gz ! -name machine.txt ! -name gpu_bench.csv ! -name parallel_bench.csv \
-  ! -name gpu.csv ! -name cpu.csv ! -name rtc.csv \
+  ! -name gpu.csv ! -name cpu.csv ! -name rtc.csv ! -name half.csv ! -name half.txt \
   ! -name ctest.log ! -name cuda_tests.log -delete

@@ -6,8 +6,8 @@ include_guard(GLOBAL)
 set(UFUNC_X86_ARCHS
   "baseline|UFUNC_ARCH_BASELINE|"
   "sse4_2|UFUNC_ARCH_SSE4_2|-msse4.2"
-  "avx2|UFUNC_ARCH_AVX2|-mavx2,-mfma"
-  "avx512bw|UFUNC_ARCH_AVX512BW|-mavx512f,-mavx512cd,-mavx512dq,-mavx512bw,-mavx512vl,-mfma")
+  "avx2|UFUNC_ARCH_AVX2|-mavx2,-mfma,-mf16c"
+  "avx512bw|UFUNC_ARCH_AVX512BW|-mavx512f,-mavx512cd,-mavx512dq,-mavx512bw,-mavx512vl,-mfma,-mf16c")
 
 # Development builds can keep only some instruction sets (the baseline is always
 # built): -DUFUNC_SIMD_ARCHS=baseline compiles the kernels once instead of four times.

@@ -1,26 +1,32 @@
 #!/usr/bin/env python3
 """Writes tests/data/numpy_tables.inc: NumPy 2's answers on dtypes, casting, promotion
-and ufunc loop resolution for the 13 dtypes of ufunc, as C++ initializer data that
+and ufunc loop resolution for the 15 dtypes of ufunc (bfloat16 is ml_dtypes', which
+registers its casts and loops with NumPy), as C++ initializer data that
 tests/unit/test_numpy_tables.cpp checks the library against.
 
 Regenerate (from anywhere; the output path is relative to this script) with
 
     python3 tests/generate_numpy_tables.py
 
-and commit the result. The output depends only on the NumPy version (recorded in the
-file's header), so rerunning it with the same NumPy gives the same bytes.
+and commit the result. The output depends only on the NumPy and ml_dtypes versions (recorded in
+the file's header), so rerunning it with the same versions gives the same bytes.
 
-NumPy has loops for dtypes ufunc lacks (float16 'e', longdouble 'g'/'G', object 'O',
-datetimes 'm'/'M'), and its search can land on them: np.sin(int8) is float16 through
-the 'e->e' loop. For each ufunc case the table therefore holds NumPy's own answer and,
-as the expected value, the answer of NumPy's loop search run here over only the loops
-ufunc has; the script asserts that the two agree wherever NumPy's answer needs none of
-the missing dtypes.
+NumPy has loops for dtypes ufunc lacks (longdouble 'g'/'G', object 'O', datetimes
+'m'/'M'), and its search can land on them. For each ufunc case the table therefore holds
+NumPy's own answer and, as the expected value, the answer of NumPy's loop search run here
+over only the loops ufunc has, or NumPy's own answer where that needs none of the missing
+dtypes and the search here does not reproduce it (each such case is listed on stderr:
+there the library, which searches as this script does, differs from NumPy).
+
+ml_dtypes' bfloat16 ('E' here and in the library; NumPy has no character code for it)
+has loops that ufunc.types omits: each ufunc's is found with ufunc.resolve_dtypes and
+listed before the ufunc's first float32 (or wider) loop, where the library lists it.
 """
 
 import os
 import sys
 
+import ml_dtypes
 import numpy as np
 
 if int(np.__version__.split(".")[0]) < 2:
@@ -28,9 +34,19 @@ if int(np.__version__.split(".")[0]) < 2:
 
 # ufunc's dtypes in its type-number order. 'l'/'L' are int64/uint64 on LP64, as in
 # ufunc's dtype table; NumPy's 'q'/'Q' loops duplicate those and are dropped below.
-CODES = "?bBhHiIlLfdFD"
-DTYPES = [np.dtype(c) for c in CODES]
-NAMES = {c: np.dtype(c).name for c in CODES}
+BF16 = np.dtype(ml_dtypes.bfloat16)
+CODES = "?bBhHiIlLeEfdFD"
+
+
+def dtype_of(c):
+    return BF16 if c == "E" else np.dtype(c)
+
+
+DTYPES = [dtype_of(c) for c in CODES]
+NAMES = {c: dtype_of(c).name for c in CODES}
+OUR_NAMES = set(NAMES.values())
+# The cases where NumPy's answer needs only ufunc's dtypes and the search here differs.
+DISAGREEMENTS = []
 CASTINGS = ["no", "equiv", "safe", "same_kind", "unsafe"]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ufuncs", "tools"))
 from generate_registry import GROUPS  # noqa: E402  (the built-in ufuncs, in the README's order)
@@ -65,14 +81,35 @@ def ours(dt):
     return code_of(dt) in CODES
 
 
+def bfloat16_loop(uf):
+    """ml_dtypes' loop of uf (ufunc.types omits it): the loop NumPy resolves for bfloat16
+    inputs (ldexp's takes an int32 exponent), where its first input is bfloat16."""
+    trials = [(BF16,) * uf.nin] + ([(BF16, np.dtype("i"))] if uf.nin == 2 else [])
+    for ins in trials:
+        try:
+            r = uf.resolve_dtypes(ins + (None,) * uf.nout)
+        except TypeError:
+            continue
+        if r[0] == BF16:
+            return "".join(map(code_of, r[: uf.nin])) + "->" + "".join(map(code_of, r[uf.nin :]))
+    return None
+
+
 def restricted_types(uf):
     """uf.types limited to loops whose every dtype ufunc has, in NumPy's search order
-    (first occurrence; 'q' folded onto 'l' as in the library's registry)."""
+    (first occurrence; 'q' folded onto 'l' as in the library's registry), with ml_dtypes'
+    bfloat16 loop before the first float32 (or wider) loop: NumPy searches it first for
+    bfloat16 inputs, and there only bool, int8 and uint8 inputs, which find a loop
+    before it, cast to bfloat16 safely."""
     out = []
     for t in uf.types:
         t = "".join(code_of(np.dtype(c)) if c.isalpha() or c == "?" else c for c in t)
         if all(c in CODES for c in t.replace("->", "")) and t not in out:
             out.append(t)
+    e = bfloat16_loop(uf)
+    if e:
+        wide = [i for i, t in enumerate(out) if any(c in "fdFD" for c in t)]
+        out.insert(wide[0] if wide else len(out), e)
     return out
 
 
@@ -96,7 +133,7 @@ def restricted_search(uf, inputs):
         return "??->?"  # NumPy's logical resolver: mixed dtypes use the boolean loop
     for t in restricted_types(uf):
         ins = t.split("->")[0]
-        if all(np.can_cast(dt, np.dtype(c), "safe") for dt, c in zip(inputs, ins)):
+        if all(np.can_cast(dt, dtype_of(c), "safe") for dt, c in zip(inputs, ins)):
             return t
     return None
 
@@ -122,28 +159,40 @@ def numpy_loop(uf, inputs):
 
 
 def ufunc_case(uf, inputs):
-    """(NumPy's result, the restricted loop or "", the expected result)."""
+    """(NumPy's result, the expected loop or "", the expected result)."""
     numpy_result = outcome(lambda: uf(*[np.ones(2, dt) for dt in inputs]))
     loop = restricted_search(uf, inputs)
     expected = NAMES[loop[-1]] if loop else "TypeError"
     np_loop = numpy_loop(uf, inputs)
-    if numpy_result == "TypeError" or np.dtype(numpy_result).char in CODES:
-        # Nothing ufunc lacks is involved: our search must reproduce NumPy exactly.
-        assert expected == numpy_result, (uf.__name__, inputs, numpy_result, expected)
-        if np_loop is None or all(c in CODES for c in np_loop.replace("->", "")):  # signbit(int8): e->?
-            assert loop == np_loop, (uf.__name__, inputs, np_loop, loop)
+    if numpy_result == "TypeError" or numpy_result in OUR_NAMES:
+        # Nothing ufunc lacks is involved: our search must reproduce NumPy exactly. Where
+        # it does not, the library (which searches so) must give NumPy's answer instead.
+        loop_ours = np_loop is None or all(c in CODES for c in np_loop.replace("->", ""))
+        if expected != numpy_result or (loop_ours and loop != np_loop):
+            DISAGREEMENTS.append("%s(%s): NumPy %s (loop %s), the search here %s (loop %s)" % (
+                uf.__name__, ", ".join(dt.name for dt in inputs), numpy_result, np_loop, expected, loop))
+            expected = numpy_result
+            if loop_ours:
+                loop = np_loop
     else:
-        assert numpy_result in ("float16", "longdouble", "clongdouble"), (uf.__name__, inputs, numpy_result)
+        assert numpy_result in ("longdouble", "clongdouble"), (uf.__name__, inputs, numpy_result)
     return numpy_result, loop or "", expected
 
 
 def weak_outcome(uf, args):
-    """NumPy's answer, or None where it needs a dtype ufunc lacks (float16: np.arctan2(int8, 1))."""
+    """NumPy's answer, or None where it needs a dtype ufunc lacks (longdouble)."""
     result = outcome(lambda: uf(*args))
-    if result in ("TypeError", "OverflowError", "ValueError") or np.dtype(result).char in CODES:
+    if result in ("TypeError", "OverflowError", "ValueError") or result in OUR_NAMES:
         return result
-    assert result in ("float16", "longdouble", "clongdouble"), (uf.__name__, args, result)
+    assert result in ("longdouble", "clongdouble"), (uf.__name__, args, result)
     return None
+
+
+def promoted(a, b):
+    try:
+        return np.promote_types(a, b).name
+    except np.exceptions.DTypePromotionError:
+        return "DTypePromotionError"  # bfloat16 with float16 or an integer wider than a byte
 
 
 def rows(name, struct, items):
@@ -154,14 +203,16 @@ def rows(name, struct, items):
 def generate():
     out = []
     out.append(
-        "// Generated by tests/generate_numpy_tables.py from NumPy %s; do not edit.\n"
+        "// Generated by tests/generate_numpy_tables.py from NumPy %s and ml_dtypes %s; do not edit.\n"
         "// Regenerate with `python3 tests/generate_numpy_tables.py` and commit the result.\n"
         "//\n"
         "// String literals spell '?' as '\\?' so that no string holds a trigraph.\n"
         "// Dtypes are NumPy names; \"TypeError\" and \"OverflowError\" stand for the exception NumPy\n"
         "// raises. `numpy` is NumPy's own answer, `expected` the one ufunc must give: NumPy's loop\n"
-        "// search over only the loops ufunc has (they differ where NumPy picks a float16 loop).\n"
-        "// Included by tests/unit/test_numpy_tables.cpp.\n" % np.__version__
+        "// search over only the loops ufunc has (they differ where NumPy picks a longdouble loop).\n"
+        "// bfloat16 is ml_dtypes' ('E' here and in the library; NumPy has no code for it).\n"
+        "// \"DTypePromotionError\" is NumPy's answer where promote_types finds no common dtype.\n"
+        "// Included by tests/unit/test_numpy_tables.cpp.\n" % (np.__version__, ml_dtypes.__version__)
     )
     out.append("namespace numpy_tables {\n\n")
     out.append('inline constexpr const char* numpy_version = "%s";\n\n' % np.__version__)
@@ -179,7 +230,7 @@ def generate():
     out.append("struct promote_case {\n  const char* a;\n  const char* b;\n  const char* result;\n};\n")
     out.append(
         rows("promote_types", "promote_case",
-             [(q(a.name), q(b.name), q(np.promote_types(a, b).name)) for a in DTYPES for b in DTYPES]))
+             [(q(a.name), q(b.name), q(promoted(a, b))) for a in DTYPES for b in DTYPES]))
 
     out.append("\n// np.can_cast(from, to, casting)\n")
     out.append(
@@ -254,7 +305,7 @@ def generate():
             # Alone, a Python scalar is its default dtype; the rest is the array search.
             loop = restricted_search(uf, [np.asarray(s).dtype])
             expected = NAMES[loop[-1]] if loop else "TypeError"
-            if numpy_result == "TypeError" or np.dtype(numpy_result).char in CODES:
+            if numpy_result == "TypeError" or numpy_result in OUR_NAMES:
                 assert expected == numpy_result, (uf.__name__, s, numpy_result, expected)
             items.append((q(uf.__name__), q(repr(s)), q(""), q(numpy_result), q(expected)))
     out.append(rows("scalars", "scalar_case", items))
@@ -269,6 +320,8 @@ def main():
     with open(OUT, "w", newline="\n") as f:
         f.write(text)
     print("wrote " + os.path.relpath(OUT))
+    for d in DISAGREEMENTS:
+        print("the search here differs from NumPy (expected is NumPy's): " + d, file=sys.stderr)
 
 
 if __name__ == "__main__":

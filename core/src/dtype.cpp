@@ -13,7 +13,7 @@ dtype dtype::from_char(char c) {
   if (c == 'q') return int64;
   if (c == 'Q') return uint64;
   throw dtype_error(std::string("unknown or unsupported dtype character code '") + c +
-                    "' (supported: ?bBhHiIlLqQfdFD)");
+                    "' (supported: ?bBhHiIlLqQeEfdFD)");
 }
 
 dtype dtype::from_string(std::string_view s) {
@@ -22,7 +22,8 @@ dtype dtype::from_string(std::string_view s) {
   if (s == "bool_") return bool_;
   if (s.size() == 1) return from_char(s[0]);
   throw dtype_error("unknown or unsupported dtype '" + std::string(s) +
-                    "' (supported: bool, int8..int64, uint8..uint64, float32, float64, complex64, complex128)");
+                    "' (supported: bool, int8..int64, uint8..uint64, float16, bfloat16, float32, float64, complex64, "
+                    "complex128)");
 }
 
 }  // namespace ufunc

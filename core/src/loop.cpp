@@ -22,7 +22,7 @@ type_signature type_signature::parse(std::string_view text) {
   auto parse_side = [&](std::string_view side) {
     int count = 0;
     // "ff" is character codes; "float32,float32" or a single "bool" are names.
-    const bool named = side.find_first_not_of("?bBhHiIlLqQfdFD") != std::string_view::npos;
+    const bool named = side.find_first_not_of("?bBhHiIlLqQeEfdFD") != std::string_view::npos;
     while (!side.empty()) {
       std::string_view item;
       if (named) {

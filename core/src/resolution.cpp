@@ -39,6 +39,9 @@ bool input_matches(const resolver_input& in, dtype loop_type, casting rule) {
   // A weak scalar selects a loop by its kind alone, never by its value: a Python int
   // too large for the loop's dtype still selects it (np.ldexp(float32, 2**31) runs
   // fi->f and then raises overflow_error, as NumPy does).
+  // ml_dtypes' bfloat16 is no float kind to NumPy: a Python float passes over its loops
+  // (np.add(bfloat16s, 2.5) is float32; a Python int keeps bfloat16).
+  if (in.weak && loop_type == bfloat16 && in.weak->value_kind() == weak_scalar::kind::floating) return false;
   if (in.weak) return kind_rank(in.weak->value_kind()) <= kind_rank(loop_type.kind());
   return can_cast(in.type, loop_type, rule);
 }

@@ -81,7 +81,7 @@ struct resolver_input {
 
 // NEP 50: weak scalars take the dtype of the arrays unless their kind is higher,
 // in which case they become their kind's default dtype (at the arrays' precision
-// for complex over float32).
+// for complex over float32, float16 and bfloat16: complex64).
 // Inline: every call runs it, and most find no scalar and return at once.
 inline void apply_weak_promotion(std::span<resolver_input> in) {
   if (std::none_of(in.begin(), in.end(), [](const resolver_input& r) { return r.weak != nullptr; })) return;
@@ -96,8 +96,8 @@ inline void apply_weak_promotion(std::span<resolver_input> in) {
       continue;
     }
     if (kind_rank(r.weak->value_kind()) > kind_rank(strong->kind())) {
-      r.type = (r.weak->value_kind() == weak_scalar::kind::complex && *strong == float32) ? complex64
-                                                                                          : r.weak->default_dtype();
+      const bool single = *strong == float32 || *strong == float16 || *strong == bfloat16;
+      r.type = (r.weak->value_kind() == weak_scalar::kind::complex && single) ? complex64 : r.weak->default_dtype();
       r.weak = nullptr;
       continue;
     }

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include <ufunc/core/detail/convert.hpp>
+
 namespace ufunc {
 
 bool weak_scalar::fits(dtype t) const noexcept {
@@ -34,6 +36,8 @@ void weak_scalar::store(dtype t, void* dst) const noexcept {
                                    : static_cast<T>(std::isfinite(real_) && std::fabs(real_) < 9.2e18
                                                         ? static_cast<std::int64_t>(real_)
                                                         : std::numeric_limits<std::int64_t>::min());
+    } else if constexpr (detail::is_half<T>) {
+      out = detail::convert<T>(kind_ == kind::integer ? static_cast<double>(int_) : real_);
     } else if constexpr (std::is_floating_point_v<T>) {
       out = kind_ == kind::integer ? static_cast<T>(int_) : static_cast<T>(real_);
     } else {
@@ -45,10 +49,23 @@ void weak_scalar::store(dtype t, void* dst) const noexcept {
 }
 
 bool weak_scalar::overflows(dtype t) const noexcept {
-  // float32 and complex64 are the only inexact dtypes narrower than the double the
+  // float16, bfloat16, float32 and complex64 are narrower than the double the
   // value is held in. Doubles from FLT_MAX plus half an ulp up round to infinity
   // (NumPy tests isinf(float(v)) && !isinf(v); a comparison raises no flag itself).
-  if (kind_ == kind::boolean || (t != float32 && t != complex64)) return false;
+  if (kind_ == kind::boolean) return false;
+  if (t == float16 || t == bfloat16) {
+    const double v = kind_ == kind::integer ? static_cast<double>(int_) : real_;
+    if (std::isinf(v)) return false;
+    if (std::fabs(v) >= 0x1.ffffffp127) return true;  // before converting: that would raise the flag
+    return visit_dtype(t, [&](auto h) {
+      using T = decltype(h);
+      if constexpr (detail::is_half<T>)
+        return std::isinf(static_cast<float>(detail::convert<T>(v)));
+      else
+        return false;
+    });
+  }
+  if (t != float32 && t != complex64) return false;
   constexpr double rounds_to_infinity = 0x1.ffffffp127;
   auto over = [](double v) { return std::fabs(v) >= rounds_to_infinity && !std::isinf(v); };
   return over(real_) || (t == complex64 && kind_ == kind::complex && over(imag_));

@@ -75,6 +75,13 @@ std::string literal(dtype t, const std::byte* b) {
 }  // namespace
 
 void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
+  for (const auto& s : p.slots)
+    if (s.type == float16 || s.type == bfloat16) {
+      p.device_refusal = "a value of the chain is " + std::string(s.type.name()) +
+                         ", which fused kernels on cuda do not compute yet; run the chain unfused (each call computes "
+                         "it on the GPU) or in float32";
+      return;
+    }
   for (const auto& s : p.steps)
     if (s.source_op == nullptr) {
       p.device_refusal = "node " + s.f.name() + " (" + s.loop_types.str() +

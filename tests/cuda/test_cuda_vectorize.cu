@@ -18,6 +18,13 @@ struct saxpy {
   float a;
   __host__ __device__ float operator()(float x, float y) const { return a * x + y; }
 };
+// Called with float for the 16-bit signatures (which have no arithmetic of their own).
+struct saxpy_generic {
+  template <class T>
+  __host__ __device__ T operator()(T x, T y) const {
+    return T(3) * x + y;
+  }
+};
 }  // namespace
 
 TEST_CASE("cuda vectorize: a stateful functor on device arrays, typed path") {
@@ -55,4 +62,19 @@ TEST_CASE("cuda vectorize: several outputs") {
   const auto hq = ufunc::to_host(q), hr = ufunc::to_host(r);
   CHECK(hq.at<int>(99) == 14);
   CHECK(hr.at<int>(99) == 1);
+}
+
+TEST_CASE("cuda vectorize: float16 and bfloat16 signatures compute in float on the GPU, as on the cpu target") {
+  using ufunc::bfloat16_t;
+  using ufunc::float16_t;
+  auto add = ufunc::vectorize<ufunc::signatures<float16_t(float16_t, float16_t), bfloat16_t(bfloat16_t, bfloat16_t)>,
+                              ufunc::target::cuda>(saxpy_generic{}, "saxpy16");
+  for (const ufunc::dtype t : {ufunc::float16, ufunc::bfloat16}) {
+    CAPTURE(t.name());
+    const auto x = ufunc::arange<float>(4096.0f).astype(t), y = ufunc::full<float>({4096}, 0.1f).astype(t);
+    const auto want = add(ufunc::array(x), ufunc::array(y), {.target = ufunc::target_id::cpu});
+    const ufunc::array got = add(ufunc::array(ufunc::to_device(x)), ufunc::array(ufunc::to_device(y)));
+    REQUIRE(got.type() == t);
+    CHECK(ufunc::to_host(got).to_vector<double>() == want.to_vector<double>());
+  }
 }

@@ -3,6 +3,7 @@
 #include "case_file.hpp"
 
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -14,8 +15,10 @@
 namespace differential {
 namespace {
 
-// The dtypes by their index in the file.
+// The dtypes by their index in the file; index by_name is followed by the dtype's name (a
+// length byte, then the name: float16, bfloat16), which dtype::from_string parses.
 constexpr char codes[] = "?bBhHiIlLfdFD";
+constexpr std::uint8_t by_name = 255;
 
 class reader {
  public:
@@ -51,14 +54,23 @@ class reader {
   const std::byte* end_;
 };
 
-dtype dtype_at(std::uint8_t i) {
-  if (i >= ufunc::dtype::count) throw std::runtime_error("bad dtype index in case file");
+dtype read_dtype(reader& r) {
+  const auto i = r.get<std::uint8_t>();
+  if (i == by_name) {
+    const std::string name = r.str(r.get<std::uint8_t>());
+    try {
+      return dtype::from_string(name);
+    } catch (const std::exception&) {
+      throw std::runtime_error("unknown dtype '" + name + "' in case file");
+    }
+  }
+  if (i >= sizeof(codes) - 1) throw std::runtime_error("bad dtype index in case file");
   return dtype::from_char(codes[i]);
 }
 
 array_spec read_array(reader& r) {
   array_spec a;
-  a.type = dtype_at(r.get<std::uint8_t>());
+  a.type = read_dtype(r);
   const int ndim = r.get<std::uint8_t>();
   for (int i = 0; i < ndim; ++i) a.shape.push_back(r.get<std::int64_t>());
   const int nt = r.get<std::uint8_t>();
@@ -145,7 +157,7 @@ test_case read_case(reader& r) {
         c.where = read_array(f);
         break;
       case 9:
-        c.out_dtype = dtype_at(f.get<std::uint8_t>());
+        c.out_dtype = read_dtype(f);
         break;
       case 10:
         c.signature = f.str(len);
@@ -175,7 +187,7 @@ test_case read_case(reader& r) {
         break;
       case 16: {
         expected_result e;
-        e.type = dtype_at(f.get<std::uint8_t>());
+        e.type = read_dtype(f);
         const int ndim = f.get<std::uint8_t>();
         for (int i = 0; i < ndim; ++i) e.shape.push_back(f.get<std::int64_t>());
         e.data = f.bytes(f.get<std::uint64_t>());

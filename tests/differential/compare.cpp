@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <utility>
 
+#include <ufunc/core/detail/convert.hpp>
+
 namespace differential {
 
 using ufunc::array;
@@ -50,6 +52,25 @@ bool float_ok(F ours, F np, int ulps, F scale, bool zero_sign = true) {
   const auto d = ordered(ours) - ordered(np);
   return (d < 0 ? -d : d) <= ulps;
 }
+
+// The 16-bit formats, compared in their own ulps (their bits are monotonic like a float's).
+template <class H>
+bool half_ok(H ours, H np, int ulps, bool zero_sign) {
+  const float a = static_cast<float>(ours), b = static_cast<float>(np);
+  if (std::isnan(b)) return std::isnan(a);
+  if (std::isnan(a) || std::isinf(a) || std::isinf(b)) return a == b;
+  if (a == 0 && b == 0) return !zero_sign || std::signbit(a) == std::signbit(b);
+  auto image = [](H x) {
+    const std::int32_t m = x.bits() & 0x7fff;
+    return (x.bits() & 0x8000) ? -m : m;
+  };
+  const std::int32_t d = image(ours) - image(np);
+  return (d < 0 ? -d : d) <= ulps;
+}
+
+// The unit roundoff of a 16-bit format: 2^-10 for float16, 2^-7 for bfloat16.
+template <class H>
+constexpr double half_epsilon = std::is_same_v<H, ufunc::float16_t> ? 0x1p-10 : 0x1p-7;
 
 struct element_check {
   bool ok = true;
@@ -98,6 +119,14 @@ element_check compare_element(dtype t, const std::byte* ours, const std::byte* n
       r.ok = a == b;
       r.ours = std::to_string(a);
       r.np = std::to_string(b);
+    } else if constexpr (ufunc::detail::is_half<T>) {
+      const float fa = static_cast<float>(a), fb = static_cast<float>(b);
+      const double magnitude = cond_relative ? std::abs(static_cast<double>(fb)) : 1.0;
+      r.ok = half_ok(a, b, tol.real_ulps, tol.zero_sign) || within_tolerance(fa, fb, abs_tol) ||
+             (cond_scale >= 0 && std::isfinite(cond_scale) &&
+              within_abs(fa, fb, condition_eps * half_epsilon<T> * cond_scale * magnitude));
+      r.ours = fmt(fa);
+      r.np = fmt(fb);
     } else if constexpr (std::is_floating_point_v<T>) {
       r.ok = float_ok(a, b, complex_inputs ? tol.complex_ulps : tol.real_ulps, b, tol.zero_sign) ||
              within_tolerance(a, b, abs_tol) ||

@@ -52,6 +52,12 @@ struct nonfinite {
       case ufunc::dtype::id::complex128:
         scan(double{});
         break;
+      case ufunc::dtype::id::float16:
+        scan(ufunc::float16_t{});
+        break;
+      case ufunc::dtype::id::bfloat16:
+        scan(ufunc::bfloat16_t{});
+        break;
       default:
         break;
     }

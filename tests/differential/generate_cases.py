@@ -12,17 +12,27 @@ the library's exception class.
     generate_cases.py --seed S --count N --out cases.bin        # N random (fuzz) cases
     generate_cases.py --seed S --exhaustive --out cases.bin     # every loop of every ufunc
     generate_cases.py --seed S --exhaustive --count N --out ... # both, in one file
+    generate_cases.py --seed S --half-count N --out cases.bin   # N random float16/bfloat16 cases
     generate_cases.py --seed S --index r17 --show               # one case, printed
     generate_cases.py --seed S --index e17 --index r3 --out one.bin
 
-Case ids are `e<i>` (exhaustive) and `r<i>` (random); case `r<i>` depends only on the
+Case ids are `e<i>` (exhaustive), `r<i>` (random), `g<i>` (gufuncs) and `h<i>` (random float16
+and bfloat16); case `r<i>` depends only on the
 seed, i, the ufunc list and the NumPy version, so `--index` regenerates exactly the
 case a failure names (the runner prints that command line).
+
+float16 and bfloat16: NumPy is float16's oracle and ml_dtypes bfloat16's ('E' is no NumPy
+code: npdt() maps it to ml_dtypes' dtype, and the case file names both dtypes, enc_dtype).
+Their loops (half_loops: NumPy's 'e' loops and ml_dtypes' bfloat16 loop) get exhaustive cases
+after all the others (half_tasks: per-loop variants, NaN, empty reductions, folds and the
+promotions through them), and `--half-count N` adds N random cases `h<i>` of those loops (calls
+mixing other dtypes and weak scalars, out=, where=, dtype=, signature=, casting=, and the methods).
 
 The ufuncs: `--runner EXE` asks the library (`EXE --list`) which ufuncs and loops it
 has; `--ufunc NAME` (repeatable) restricts further; without either, NumPy's whole set
 of element-wise ufuncs. Loops are NumPy's `ufunc.types` restricted to the 13 dtypes of
-ufunc ("?bBhHiIlLfdFD", 'q'/'Q' folded onto 'l'/'L', duplicates dropped). The runner's
+ufunc other than float16 and bfloat16 ("?bBhHiIlLfdFD", 'q'/'Q' folded onto 'l'/'L', duplicates
+dropped); random cases r<i> draw those, and keep NumPy's results of float16 (np.sin of int8). The runner's
 own user-defined ufuncs (diff_*) are always included, their NumPy equivalents computed
 with NumPy expressions.
 
@@ -32,7 +42,7 @@ records the floating-point flags of the call (FpFlags); each case carries them, 
 kinds the runner must not compare for it (flags_free: docs/testing.md, "Floating-point
 flags").
 
-Without NumPy >= 2 the script fails (exit code 2): it cannot generate. The build checks
+Without NumPy >= 2 and ml_dtypes the script fails (exit code 2): it cannot generate. The build checks
 for NumPy when it is configured and registers a test that reports the reason instead.
 """
 
@@ -43,7 +53,10 @@ import struct
 import sys
 import warnings
 
-CODES = "?bBhHiIlLfdFD"
+CODES = "?bBhHiIlLfdFD"  # the dtypes by their index in the case file
+HALF_CODES = "eE"  # float16 (NumPy's) and bfloat16 (ml_dtypes'), named in the case file (enc_dtype)
+ALL_CODES = CODES + HALF_CODES
+HALF_NAMES = {"e": "float16", "E": "bfloat16"}
 TRACE = bool(os.environ.get("UFUNC_DIFF_TRACE"))  # print each case before NumPy runs it
 FILE_MAGIC = b"UFDIFF02"  # 02: every case records NumPy's floating-point flags (T_FLAGS)
 
@@ -61,6 +74,30 @@ def cannot_generate(reason):
 # ----------------------------------------------------------------------------------
 
 np = None  # imported in main(), so that a missing NumPy becomes a skip file
+ml_dtypes = None  # imported in main(): bfloat16's oracle
+BF16 = None  # np.dtype(ml_dtypes.bfloat16)
+
+
+def npdt(c):
+    """np.dtype(c), where c may also be 'E': bfloat16 is ml_dtypes', and 'E' is no NumPy code
+    (np.dtype('E') raises)."""
+    if isinstance(c, str) and c == "E":
+        return BF16
+    return np.dtype(c)
+
+
+def finfo(c):
+    """np.finfo for every float dtype, bfloat16 (ml_dtypes.finfo) included."""
+    d = npdt(c)
+    return ml_dtypes.finfo(d) if d == BF16 else np.finfo(d)
+
+
+def np_signature(sig):
+    """A signature as NumPy takes it: a string of codes, or where it names bfloat16 (no NumPy
+    code) a tuple of dtypes."""
+    if sig is None or "E" not in sig:
+        return sig
+    return tuple(npdt(c) for c in sig.replace("->", ""))
 
 
 def fold(c):
@@ -78,6 +115,40 @@ def restricted_loops(uf):
         if t not in seen:
             seen.add(t)
             out.append(t)
+    return out
+
+
+def bfloat16_loop(uf):
+    """ml_dtypes' bfloat16 loop of uf, folded ('EE->E', 'Ei->E'), or None: ml_dtypes registers
+    its loops outside ufunc.types, so this is the loop NumPy resolves for bfloat16 inputs
+    (ldexp's takes an int32 exponent), where that loop is one (as ufuncs/tools/generate_registry.py)."""
+    if isinstance(uf, UserUfunc) or uf.signature is not None:
+        return None
+    trials = [(BF16,) * uf.nin] + ([(BF16, np.dtype("i"))] if uf.nin == 2 else [])
+    for ins in trials:
+        try:
+            r = uf.resolve_dtypes(ins + (None,) * uf.nout)
+        except TypeError:
+            continue
+        if r[0] == BF16:
+            codes = [fold(d.char) for d in r]
+            if all(c in ALL_CODES for c in codes):
+                return "".join(codes[:uf.nin]) + "->" + "".join(codes[uf.nin:])
+    return None
+
+
+def half_loops(uf):
+    """The float16 loops of ufunc.types ('q'/'Q' folded, in order) and ml_dtypes' bfloat16 loop."""
+    if isinstance(uf, UserUfunc):
+        return []
+    out = []
+    for t in uf.types:
+        t = "".join(fold(c) for c in t)
+        if "e" in t and all(c in ALL_CODES for c in t.replace("->", "")) and t not in out:
+            out.append(t)
+    b = bfloat16_loop(uf)
+    if b is not None and b not in out:
+        out.append(b)
     return out
 
 
@@ -102,7 +173,7 @@ def is_int_code(c):
 
 
 def is_float_code(c):
-    return c in "fd"
+    return c in "eEfd"
 
 
 def is_complex_code(c):
@@ -110,7 +181,7 @@ def is_complex_code(c):
 
 
 def is_inexact_code(c):
-    return c in "fdFD"
+    return c in "eEfdFD"
 
 
 # ----------------------------------------------------------------------------------
@@ -119,20 +190,20 @@ def is_inexact_code(c):
 
 
 def _user_fma(ins, loop):
-    t = np.dtype(loop[-1])
+    t = npdt(loop[-1])
     a, b, c = (np.asarray(x).astype(t) for x in ins)
     return [np.add(np.multiply(a, b, dtype=t), c, dtype=t)]
 
 
 def _user_relu(ins, loop):
-    t = np.dtype(loop[-1])
+    t = npdt(loop[-1])
     x, s = np.broadcast_arrays(*(np.asarray(v).astype(t) for v in ins))
     # The functor multiplies only where x > 0: so does this, or the flags would be those of every product.
     return [np.multiply(x, s, dtype=t, out=np.zeros(x.shape, t), where=x > 0)]
 
 
 def _user_split(ins, loop):
-    t = np.dtype(loop[-1])
+    t = npdt(loop[-1])
     x = np.asarray(ins[0]).astype(t)
     frac, whole = np.modf(x)
     return [frac.astype(t), whole.astype(t)]
@@ -161,7 +232,7 @@ def legacy_search(loops, in_codes):
     vectorize'd ufuncs use), or None."""
     for t in loops:
         ins = t.split("->")[0]
-        if all(np.can_cast(np.dtype(a), np.dtype(b), "safe") for a, b in zip(in_codes, ins)):
+        if all(np.can_cast(npdt(a), npdt(b), "safe") for a, b in zip(in_codes, ins)):
             return t
     return None
 
@@ -172,7 +243,7 @@ def legacy_search(loops, in_codes):
 
 
 def int_pool(c):
-    info = np.iinfo(np.dtype(c))
+    info = np.iinfo(npdt(c))
     vals = [0, 1, 2, 3, 5, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 100, 127, 128, 255, 256,
             info.max, info.max - 1, info.max // 2, info.min, info.min + 1, info.min // 2]
     if info.min < 0:
@@ -185,21 +256,21 @@ def int_pool(c):
 
 
 def float_pool(c):
-    t = np.dtype(c).type
-    fi = np.finfo(t)
-    big = 1e30 if c == "f" else 1e300
-    exp_edge = 88.72 if c == "f" else 709.78
+    fi = finfo(c)
+    big = {"f": 1e30, "d": 1e300, "e": 3e4, "E": 1e30}[c]
+    exp_edge = {"f": 88.72, "d": 709.78, "e": 11.09, "E": 88.72}[c]
+    mant_edge = 2.0 ** 24 + 1 if c in "fd" else 2.0 ** (int(fi.nmant) + 1) + 1  # the first odd integer it lacks
     vals = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, 1.5, -1.5, 2.5, -2.5, 0.1, -0.1,
             10.0, 100.0, 1e10, -1e10, big, -big, float(fi.max), -float(fi.max), float(fi.tiny), -float(fi.tiny),
             float(fi.smallest_subnormal), -float(fi.smallest_subnormal), float(fi.tiny) / 2,
             float(fi.eps), 1 + float(fi.eps), 1 - float(fi.eps) / 2, math.pi, -math.pi, math.pi / 2, math.e,
-            exp_edge, -exp_edge, 2.0 ** 24 + 1, 0.75, 4.0, 7.0, math.inf, -math.inf, math.nan]
+            exp_edge, -exp_edge, mant_edge, 0.75, 4.0, 7.0, math.inf, -math.inf, math.nan]
     with np.errstate(all="ignore"):
-        return np.array(vals, dtype=c)
+        return np.array(vals, dtype=npdt(c))
 
 
 def complex_pool(c):
-    t = np.dtype(c)
+    t = npdt(c)
     real = float_pool("f" if c == "F" else "d")
     parts = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -3.0, math.inf, -math.inf, math.nan, float(real[24]), 1e-3, 10.0]
     vals = [complex(a, b) for a in parts for b in parts]
@@ -218,7 +289,7 @@ def pool(c):
 
 def random_values(rng, c, n, int_range=None):
     """n random values of dtype c: edge values mixed with small and wide random ones."""
-    dt = np.dtype(c)
+    dt = npdt(c)
     if n == 0:
         return np.zeros(0, dt)
     if c == "?":
@@ -250,8 +321,8 @@ def random_values(rng, c, n, int_range=None):
 
 
 def _random_real(rng, c, n, pick):
-    dt = np.dtype(c)
-    maxexp = 37 if c == "f" else 300
+    dt = npdt(c)
+    maxexp = {"f": 37, "d": 300, "e": 4, "E": 37}[c]
     with np.errstate(all="ignore"):
         normal = (rng.standard_normal(n) * 10).astype(dt)
         wide = (np.where(rng.random(n) < 0.5, -1.0, 1.0) * 10.0 ** rng.uniform(-maxexp, maxexp, n)).astype(dt)
@@ -269,7 +340,7 @@ def python_scalar(rng, kind, fit_code=None):
         choices = [0, 1, -1, 2, 3, 7, 100, 127, 128, 255, 256, -129, 300, 2 ** 31 - 1, 2 ** 31, 2 ** 32,
                    2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, -2 ** 63, -2 ** 31]
         if fit_code is not None and is_int_code(fit_code) and rng.random() < 0.8:
-            info = np.iinfo(np.dtype(fit_code))
+            info = np.iinfo(npdt(fit_code))
             ok = [v for v in choices if info.min <= v <= info.max]
             return int(ok[rng.integers(0, len(ok))])
         if rng.random() < 0.3:
@@ -302,7 +373,7 @@ class Arr:
 
     def __init__(self, code, base, slices=None, perm=None, bshape=None):
         self.code = code
-        self.base = np.array(base, dtype=np.dtype(code), order="C")  # (ascontiguousarray makes 0-d 1-d)
+        self.base = np.array(base, dtype=npdt(code), order="C")  # (ascontiguousarray makes 0-d 1-d)
         self.slices = slices
         self.perm = perm
         self.bshape = bshape
@@ -323,7 +394,7 @@ class Arr:
         return self.make()[1].shape
 
     def describe(self):
-        s = "%s%s" % (np.dtype(self.code).name, shape_str(self.shape()))
+        s = "%s%s" % (npdt(self.code).name, shape_str(self.shape()))
         parts = []
         if self.slices is not None or self.perm is not None or self.bshape is not None:
             parts.append("base%s" % shape_str(self.base.shape))
@@ -417,14 +488,14 @@ def make_operand(rng, code, shape, values, p_slice=0.4, p_transpose=0.3, p_broad
             slices.append(tuple(sl))
         base_shape = tuple(base_l)
     n = int(np.prod(base_shape)) if len(base_shape) else 1
-    base = np.asarray(values(n), dtype=np.dtype(code)).reshape(base_shape)
+    base = np.asarray(values(n), dtype=npdt(code)).reshape(base_shape)
     arr = Arr(code, base, slices, perm, bshape)
     assert arr.shape() == shape, (arr.describe(), shape)
     return arr
 
 
 def contiguous(code, data):
-    return Arr(code, np.asarray(data, dtype=np.dtype(code)))
+    return Arr(code, np.asarray(data, dtype=npdt(code)))
 
 
 # ----------------------------------------------------------------------------------
@@ -487,9 +558,9 @@ class Case:
         if self.where is not None:
             kw["where"] = self.where.make()[1]
         if self.dtype is not None:
-            kw["dtype"] = np.dtype(self.dtype)
+            kw["dtype"] = npdt(self.dtype)
         if self.signature is not None:
-            kw["signature"] = self.signature
+            kw["signature"] = np_signature(self.signature)
         if self.casting is not None:
             kw["casting"] = self.casting
         if self.axis != "absent":
@@ -532,7 +603,7 @@ class Case:
             return False
         ints = [x for x in self.inputs if isinstance(x, int) and not isinstance(x, bool)]
         codes = [x.code for x in self.inputs if isinstance(x, Arr) and is_int_code(x.code)]
-        return any(not (np.iinfo(np.dtype(c)).min <= v <= np.iinfo(np.dtype(c)).max) for v in ints for c in codes)
+        return any(not (np.iinfo(npdt(c)).min <= v <= np.iinfo(npdt(c)).max) for v in ints for c in codes)
 
     def _run_user(self, views_in, outs):
         uf = self.uf
@@ -542,9 +613,9 @@ class Case:
             raise NoLoop()
         if outs is not None:
             for j, o in enumerate(outs):
-                if not np.can_cast(np.dtype(loop_outputs(loop)[j]), o.dtype, "same_kind"):
+                if not np.can_cast(npdt(loop_outputs(loop)[j]), o.dtype, "same_kind"):
                     raise TypeError("Cannot cast ufunc '%s' output from %s to %s with casting rule 'same_kind'"
-                                    % (uf.__name__, np.dtype(loop_outputs(loop)[j]), o.dtype))
+                                    % (uf.__name__, npdt(loop_outputs(loop)[j]), o.dtype))
         shape = np.broadcast_shapes(*[np.shape(v) for v in views_in],
                                     *([np.shape(self.where.make()[1])] if self.where is not None else []))
         if outs is not None:
@@ -606,7 +677,7 @@ class Case:
             mags = [np.abs(np.asarray(v)).astype(np.float64) for v in views_in]
             k = np.asarray(views_in[0]).shape[-1] if np.asarray(views_in[0]).ndim else 1
             with np.errstate(all="ignore"):
-                bound = self.uf(*mags) * (k + 2) * np.finfo(r.dtype).eps
+                bound = self.uf(*mags) * (k + 2) * finfo(r.dtype).eps
             self.tol_abs = np.broadcast_to(bound, r.shape)
         return [result_tuple(r, None)]
 
@@ -615,6 +686,13 @@ class Case:
         m = self.method
         loop = self.numpy_loop(views_in)
         self.loop = loop
+        bfloat16_loop = ("E" in loop_inputs(loop) if loop is not None else
+                         m != "call" and np.asarray(views_in[0]).dtype == npdt("E"))
+        if bfloat16_loop and uf.__name__ in ML_DTYPES_COMPILED_COMPARISONS:
+            # ml_dtypes compares bfloat16 as floats with C++'s relational operators, whose invalid
+            # flag at a NaN is the wheel's compiler's choice (one build raises it, another does not);
+            # the library's comparisons are quiet, as NumPy's.
+            self.flags_free |= FpFlags.INVALID
         if m == "call":
             # Contiguous copies of the inputs, taken before out= may overwrite one of them.
             snapshot = [np.array(v, order="C") if isinstance(x, Arr) else v for x, v in zip(self.inputs, views_in)]
@@ -643,7 +721,7 @@ class Case:
         if m in ("reduce", "accumulate", "reduceat"):
             dt = kw.get("dtype") if kw.get("dtype") is not None else (outs[0].dtype if outs is not None else None)
             if dt is not None:
-                self.flags_free |= self.input_cast_flags([a], [np.dtype(dt).char])
+                self.flags_free |= self.input_cast_flags([a], [npdt(dt).char])
         if m == "reduce":
             with self.fp.recording():
                 r = uf.reduce(a, **kw)
@@ -675,7 +753,7 @@ class Case:
                 self.flags_free |= self.input_cast_flags(views_in, [d.char for d in at_loop[:uf.nin]])
             except Exception:  # noqa: BLE001 - at itself raises and says what
                 at_loop = None
-            if at_loop is not None and not all(fold(d.char) in CODES for d in at_loop):
+            if at_loop is not None and not all(fold(d.char) in ALL_CODES for d in at_loop):
                 # The array keeps its dtype, but NumPy computes in one the library lacks
                 # (expm1.at of int8 and ldexp.at of bool run float16 loops): other values, other flags.
                 raise Unrepresentable("NumPy's at runs loop %s" % "".join(d.char for d in at_loop))
@@ -694,7 +772,7 @@ class Case:
                     loop = uf.resolve_dtypes(tuple(np.asarray(x).dtype for x in views_in) + (None,) * uf.nout)
                 except Exception:  # noqa: BLE001
                     loop = None
-                if loop is not None and loop[-1].char in "efdgFDG" and a.dtype.char != "?":
+                if loop is not None and loop[-1].char in "eEfdgFDG" and a.dtype.char != "?":
                     self.flags_free |= FpFlags.INVALID  # the platform's conversion, as its values
                     mask = np.ones(a.shape, dtype=bool)
                     mask[idx] = False
@@ -707,8 +785,8 @@ class Case:
         self.flags_free |= self.order_dependent_flags(np.asarray(a), np.asarray(r), kw)
         mask = self.reduction_tolerance(np.asarray(a), np.asarray(r), kw)
         dt = kw.get("dtype")
-        if dt is not None and (is_int_code(fold(np.dtype(dt).char))) and np.asarray(a).dtype.char in "efdgFDG" \
-                and not np.all(representable(np.asarray(a), fold(np.dtype(dt).char))):
+        if dt is not None and (is_int_code(fold(npdt(dt).char))) and np.asarray(a).dtype.char in "eEfdgFDG" \
+                and not np.all(representable(np.asarray(a), fold(npdt(dt).char))):
             # dtype= casts the input to integers: values out of range are the platform's, and so is invalid.
             mask = np.zeros(np.shape(r), dtype=bool)
             self.flags_free |= FpFlags.INVALID
@@ -731,11 +809,11 @@ class Case:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for v, c in zip(views, codes):
-                if not isinstance(v, np.ndarray) or v.dtype == np.dtype(c):
+                if not isinstance(v, np.ndarray) or v.dtype == npdt(c):
                     continue
                 try:
                     with fp.recording():
-                        v.astype(np.dtype(c))
+                        v.astype(npdt(c))
                 except (TypeError, ValueError):
                     pass
         return fp.bits
@@ -753,11 +831,11 @@ class Case:
             warnings.simplefilter("ignore")
             for o, c in zip(outs, codes):
                 o = np.asarray(o)
-                if np.dtype(c) == o.dtype:
+                if npdt(c) == o.dtype:
                     continue
                 try:
                     with fp.recording():
-                        o.astype(np.dtype(c))
+                        o.astype(npdt(c))
                 except (TypeError, ValueError):
                     pass
         return fp.bits
@@ -789,7 +867,9 @@ class Case:
                     m &= np.broadcast_to(cast_mask, got.shape)
             except (ValueError, TypeError):
                 return
-            if got.dtype.char in "efdgFDG":
+            if got.dtype.char in "eE":  # compared in float64 (np.isclose has no bfloat16 loops)
+                ok = np.isclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-5, atol=0, equal_nan=True)
+            elif got.dtype.char in "eEfdgFDG":
                 ok = np.isclose(got, want, rtol=1e-5, atol=0, equal_nan=True)
             else:
                 ok = got == want
@@ -849,8 +929,8 @@ class Case:
         uf = self.uf
         if self.method not in ("reduce", "reduceat") or isinstance(uf, UserUfunc) or uf.__name__ in self.REORDERABLE:
             return r
-        dt = np.dtype(kw["dtype"]) if kw.get("dtype") is not None else r.dtype  # out='s dtype when given, as NumPy
-        if dt.char not in "fdFD" or a.ndim == 0:
+        dt = npdt(kw["dtype"]) if kw.get("dtype") is not None else r.dtype  # out='s dtype when given, as NumPy
+        if dt.char not in "eEfdFD" or a.ndim == 0:
             return r
         second = self.fold_second_input(dt, a.dtype)
         fp = FpFlags()
@@ -898,10 +978,10 @@ class Case:
             return None
         for i in loops:
             if i[1] == src.char:
-                return np.dtype(i[1])
+                return npdt(i[1])
         for i in loops:
-            if np.can_cast(src, np.dtype(i[1]), "safe"):
-                return np.dtype(i[1])
+            if np.can_cast(src, npdt(i[1]), "safe"):
+                return npdt(i[1])
         return None
 
     def order_dependent_flags(self, a, r, kw):
@@ -915,9 +995,9 @@ class Case:
         maximum, minimum, fmax and fmin do not round, and must be quiet in any order."""
         name = self.uf.__name__
         if self.method not in ("reduce", "reduceat") or name not in self.REORDERABLE or \
-                name in ("maximum", "minimum", "fmax", "fmin") or r.dtype.char not in "fdFD":
+                name in ("maximum", "minimum", "fmax", "fmin") or r.dtype.char not in "eEfdFD":
             return 0
-        dt = np.dtype(kw["dtype"]) if kw.get("dtype") is not None else r.dtype
+        dt = npdt(kw["dtype"]) if kw.get("dtype") is not None else r.dtype
         order = FpFlags.OVERFLOW | FpFlags.UNDERFLOW | FpFlags.INVALID
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -930,7 +1010,7 @@ class Case:
             mags = (np.abs(x.real) + np.abs(x.imag) if dt.kind == "c" else np.abs(x)).astype(np.float64)
             if not np.all(np.isfinite(mags)):
                 return order
-            fi = np.finfo(dt)
+            fi = finfo(dt)
             if name == "multiply":
                 logs = np.log2(mags[mags > 0])
                 safe = np.sum(logs[logs > 0]) < np.log2(float(fi.max)) - 4 and \
@@ -941,9 +1021,11 @@ class Case:
 
     @staticmethod
     def fold_agrees(got, ref):
-        if got.dtype.char not in "fdFD":
+        if got.dtype.char not in "eEfdFD":
             return got == ref
-        rtol = 8 * float(np.finfo(got.dtype).eps)
+        rtol = 8 * float(finfo(got.dtype).eps)
+        if got.dtype.char in "eE":
+            got, ref = got.astype(np.float64), ref.astype(np.float64)
         return np.isclose(got, ref, rtol=rtol, atol=0, equal_nan=True)
 
     def reduction_tolerance(self, a, r, kw):
@@ -951,7 +1033,7 @@ class Case:
         operations the library may choose (NumPy sums pairwise); returns a mask of the
         result elements worth comparing, or None."""
         name = self.uf.__name__
-        if self.method not in ("reduce", "accumulate", "reduceat") or r.dtype.char not in "fdFD":
+        if self.method not in ("reduce", "accumulate", "reduceat") or r.dtype.char not in "eEfdFD":
             return None
         if name in POWER_CHAINS:
             kw2 = {k: v for k, v in kw.items() if k in ("axis", "keepdims", "where", "initial")}
@@ -959,7 +1041,7 @@ class Case:
                                                  self.indices.make()[1] if self.method == "reduceat" else None)
             return None
         n = max(int(a.size), 1)
-        eps = float(np.finfo(r.dtype).eps)
+        eps = float(finfo(r.dtype).eps)
         kw2 = {k: v for k, v in kw.items() if k in ("axis", "keepdims", "where")}
         if "initial" in kw:
             kw2["initial"] = abs(complex(kw["initial"]))
@@ -979,16 +1061,16 @@ class Case:
                 return None
             if s.shape != r.shape:
                 return None
-            finfo = np.finfo(r.dtype)
+            fi = finfo(r.dtype)
             if name in ("add", "subtract"):
                 self.tol_abs = (n + 2) * eps * s
-                ok = np.isfinite(s) & (s <= float(finfo.max))
+                ok = np.isfinite(s) & (s <= float(fi.max))
             else:
                 self.tol_ulps = 4 * (n + 1)
                 # Order-dependent overflow and underflow: products beyond the range.
-                ok = (np.isfinite(s) & (s <= float(finfo.max)) & ((s >= float(finfo.tiny)) | (s == 0))
+                ok = (np.isfinite(s) & (s <= float(fi.max)) & ((s >= float(fi.tiny)) | (s == 0))
                       if name == "multiply" else np.isfinite(r) | np.isnan(r))
-            nan = np.isnan(r) if r.dtype.char in "fd" else (np.isnan(r.real) | np.isnan(r.imag))
+            nan = np.isnan(r) if r.dtype.char in "eEfd" else (np.isnan(r.real) | np.isnan(r.imag))
             return ok | nan
         return None
 
@@ -1001,7 +1083,7 @@ class Case:
         dts = []
         for x in views_in:
             if isinstance(x, bool):
-                dts.append(np.dtype(bool))
+                dts.append(npdt(bool))
             elif isinstance(x, int):
                 dts.append(int)
             elif isinstance(x, float):
@@ -1013,9 +1095,9 @@ class Case:
         sig = None
         if self.signature is not None:
             ins, outs = self.signature.split("->")
-            sig = tuple(np.dtype(c) for c in ins + outs)
+            sig = tuple(npdt(c) for c in ins + outs)
         elif self.dtype is not None:
-            sig = (None,) * self.uf.nin + (np.dtype(self.dtype),) * self.uf.nout
+            sig = (None,) * self.uf.nin + (npdt(self.dtype),) * self.uf.nout
         kwargs = {}
         if sig is not None:
             kwargs["signature"] = sig
@@ -1026,7 +1108,7 @@ class Case:
         except Exception:  # noqa: BLE001 - the call itself will raise and say what
             return None
         codes = [fold(d.char) for d in res]
-        if not all(c in CODES for c in codes):
+        if not all(c in ALL_CODES for c in codes):
             raise Unrepresentable("NumPy runs loop %s" % "".join(d.char for d in res))
         return "".join(codes[: self.uf.nin]) + "->" + "".join(codes[self.uf.nin:])
 
@@ -1049,7 +1131,7 @@ class Case:
                     mask[...] = False
                     changed = True
                 continue
-            if np.asarray(x).dtype.char in "fdFD":
+            if np.asarray(x).dtype.char in "eEfdFD":
                 ok = representable(np.asarray(x), c)
                 mask &= np.broadcast_to(ok, shape)
                 changed = True
@@ -1057,10 +1139,10 @@ class Case:
             for j, oc in enumerate(outs):
                 o = self.out[j]
                 out_code = self.inputs[o[1]].code if isinstance(o, tuple) else o.code
-                if is_int_code(out_code) and oc in "fdFD":
+                if is_int_code(out_code) and oc in "eEfdFD":
                     # The loop's result before the cast to the output.
                     try:
-                        r = self.uf(*views_in, signature=loop, casting="unsafe")
+                        r = self.uf(*views_in, signature=np_signature(loop), casting="unsafe")
                     except Exception:  # noqa: BLE001
                         return None
                     r = r[j] if self.uf.nout > 1 else r
@@ -1086,7 +1168,7 @@ class Case:
         for k in ("dtype", "signature", "casting"):
             v = getattr(self, k)
             if v is not None:
-                kws.append("%s=%r" % (k, np.dtype(v).name if k == "dtype" else v))
+                kws.append("%s=%r" % (k, npdt(v).name if k == "dtype" else v))
         if self.axis != "absent":
             kws.append("axis=%r" % (self.axis,))
         if self.keepdims is not None:
@@ -1132,7 +1214,7 @@ def flag_names(bits):
 
 
 class Unrepresentable(Exception):
-    """NumPy computes the case with a dtype the library does not have (float16...)."""
+    """NumPy computes the case with a dtype the library does not have (float128...)."""
 
 
 class NumpyQuirk(Unrepresentable):
@@ -1145,7 +1227,7 @@ class NoLoop(TypeError):
 
 def representable(x, c):
     """Elementwise: x (float or complex) converts to integer dtype c without undefined behaviour."""
-    info = np.iinfo(np.dtype(c))
+    info = np.iinfo(npdt(c))
     with np.errstate(all="ignore"):
         r = np.real(x).astype(np.float64)
         t = np.trunc(r)
@@ -1157,7 +1239,7 @@ def near_truncation_edge(r, ulps=4):
     within the library's tolerance (tanh's 0.99999994 against 1.0) casts to another
     integer there, so a float loop's result cast to an integer out= is not compared."""
     r = np.real(np.asarray(r))
-    if r.dtype.char not in "fd":
+    if r.dtype.char not in "eEfd":
         return np.zeros(r.shape, dtype=bool)
     with np.errstate(all="ignore"):
         lo, hi = r, r
@@ -1181,6 +1263,10 @@ def map_exception(e):
             raise NumpyQuirk(msg)
         ours = "overflow_error"
     elif isinstance(e, TypeError):
+        if msg == "expected number, got int":
+            # ml_dtypes 0.6 converts a weak Python int to bfloat16 through a C long long: one
+            # outside the int64 range raises this TypeError (np.add(bfloat16 array, 2**63)).
+            raise NumpyQuirk(msg)
         if msg.startswith("int() argument must be") or msg.startswith("float() argument must be"):
             # NumPy 2.4 converts a weak complex scalar for a real signature with int() or float():
             # a Python-level TypeError rather than its casting error.
@@ -1251,7 +1337,7 @@ def _chain_step(uf, dtype):
 
 
 def _chain_tolerance(d, r):
-    eps = float(np.finfo(r.dtype).eps)
+    eps = float(finfo(r.dtype).eps)
     with np.errstate(all="ignore"):
         rel = CHAIN_EPS * eps * d
         mag = np.abs(r).astype(np.float64)
@@ -1261,7 +1347,7 @@ def _chain_tolerance(d, r):
 
 def power_chain_tolerance(uf, method, a, r, kw, indices):
     """Per-element absolute tolerance of a power reduce/accumulate/reduceat (see POWER_CHAINS), or None."""
-    if uf.__name__ not in POWER_CHAINS or r.dtype.char not in "fdFD":
+    if uf.__name__ not in POWER_CHAINS or r.dtype.char not in "eEfdFD":
         return None
     with np.errstate(all="ignore"):
         values = np.asarray(a).astype(r.dtype)
@@ -1285,7 +1371,7 @@ def power_chain_tolerance(uf, method, a, r, kw, indices):
 
 def power_at_tolerance(uf, a, idx, b, r):
     """Per-element absolute tolerance of power.at(a, idx, b) on a (see POWER_CHAINS), or None."""
-    if uf.__name__ not in POWER_CHAINS or r.dtype.char not in "fdFD" or a.ndim == 0:
+    if uf.__name__ not in POWER_CHAINS or r.dtype.char not in "eEfdFD" or a.ndim == 0:
         return None
     idx = np.asarray(idx)
     bb = np.broadcast_to(np.asarray(b), idx.shape + a.shape[1:])
@@ -1312,7 +1398,7 @@ def chain_self_check():
         if not np.allclose(np.asarray(got, dtype=np.float64), want, rtol=1e-12, atol=0, equal_nan=True):
             failed.append("%s: %s, expected %s" % (what, got, want))
 
-    eps = float(np.finfo(np.float64).eps)
+    eps = float(finfo(np.float64).eps)
     a = np.array([2.0, 3.0, 2.0])  # 2, 2**3 = 8 (d = 1), 8**2 = 64 (d = 2 * 1 + 1 = 3)
     r = np.power.accumulate(a)
     expect("power.accumulate d", power_chain_tolerance(np.power, "accumulate", a, r, {}, None),
@@ -1352,7 +1438,7 @@ def _fold_outcome(name, method, values, code="d", **opts):
     if kind != "ok":
         return None, c.fp.bits
     code, shape, data, _ = payload[0]
-    return np.frombuffer(data, dtype=np.dtype(code)).reshape(shape), c.fp.bits
+    return np.frombuffer(data, dtype=npdt(code)).reshape(shape), c.fp.bits
 
 
 def fold_self_check():
@@ -1386,7 +1472,7 @@ def fold_self_check():
     # ldexp.reduce of integers runs a T(T, U) loop: the exponents stay integers (fi->f for int16,
     # di->d for int32, dl->d for int64); NumPy's AVX-512F fi->f and di->d give ldexp(first, last).
     for code, want in (("h", 32.0), ("i", 32.0), ("l", 32.0)):
-        expect("ldexp.reduce of %s left fold" % np.dtype(code).name, _fold_outcome("ldexp", "reduce", [1, 2, 3],
+        expect("ldexp.reduce of %s left fold" % npdt(code).name, _fold_outcome("ldexp", "reduce", [1, 2, 3],
                                                                                      code=code)[0], want)
     expect("ldexp.reduce, dtype=float64", _fold_outcome("ldexp", "reduce", [1, 200, -200], code="h", dtype="d")[0],
            1.0)
@@ -1462,7 +1548,7 @@ def flags_self_check():
 def result_tuple(x, mask):
     a = np.asarray(x)
     code = fold(a.dtype.char)
-    if code not in CODES:
+    if code not in ALL_CODES:
         raise Unrepresentable("NumPy's result is " + a.dtype.name)
     m = None if mask is None else np.array(np.broadcast_to(mask, a.shape), dtype=bool, order="C")
     if m is not None:  # elements not compared: NumPy leaves them uninitialized; keep the file deterministic
@@ -1473,6 +1559,11 @@ def result_tuple(x, mask):
 # ----------------------------------------------------------------------------------
 # Case generation
 # ----------------------------------------------------------------------------------
+
+
+# ml_dtypes' bfloat16 loops that compare floats in C++ (see _run_numpy_ufunc).
+ML_DTYPES_COMPILED_COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "maximum", "minimum", "fmax",
+                                  "fmin"}
 
 
 def loop_inputs(loop):
@@ -1594,7 +1685,61 @@ def exhaustive_tasks(ufs):
         for code, dt, loop, variants in LDEXP_FOLDS:
             if loop in loops:
                 tasks += [("ldexp", loop, "ldexp:%s:%s:%s" % (code, dt or "-", v)) for v in variants]
+    return tasks + half_tasks(ufs)
+
+
+# float16 and bfloat16 (half_loops), after all the other classes (whose ids stay): each loop's
+# variants as above; NaN in the comparisons (HALF_NAN); empty reductions (HALF_EMPTY of
+# EMPTY_CASES); left folds (HALF_FOLDS); and 'promote:<x>', a half array with an array of dtype x
+# or a weak Python scalar of kind x ('py<kind>'), for the ufuncs of HALF_PROMOTE: the
+# promotions through float16 and bfloat16 (bfloat16 with int16 runs float32's loop...).
+HALF_NAN = ("nan:7:a", "nan:19:b", "nan:67:inf", "nan:19:scalar", "nan:16:reduce")
+HALF_EMPTY = (0, 5, 10, 15, 16, 18)
+HALF_FOLDS = ("reduce:4", "reduce:17", "reduce2d", "reduceat", "accumulate")
+HALF_PROMOTE = ("add", "divide", "less", "maximum", "arctan2", "copysign")
+HALF_PROMOTE_WITH = tuple(ALL_CODES) + ("pyb", "pyi", "pyf", "pyc")
+
+
+def half_tasks(ufs):
+    tasks = []
+    for name in sorted(ufs):
+        uf, _ = ufs[name]
+        loops = half_loops(uf)
+        for loop in loops:
+            single = len(set(loop.replace("->", ""))) == 1
+            variants = ["edges", "strided", "out"]
+            if uf.nin == 2:
+                variants.insert(1, "outer")
+                variants.append("scalar")
+                if uf.nout == 1 and single:
+                    variants += ["reduce", "accumulate"]
+            tasks += [(name, loop, v) for v in variants]
+            if name in NAN_FAMILY and all(is_inexact_code(x) for x in loop_inputs(loop)):
+                tasks += [(name, loop, v) for v in HALF_NAN if single or not v.endswith("reduce")]
+            if uf.nin == 2 and uf.nout == 1 and single:
+                tasks += [(name, loop, "empty:%d" % k) for k in HALF_EMPTY]
+                if name in FOLD_UFUNCS:
+                    tasks += [(name, loop, "fold:" + v) for v in HALF_FOLDS]
+            if name in HALF_PROMOTE and single:
+                tasks += [(name, loop, "promote:" + x) for x in HALF_PROMOTE_WITH]
     return tasks
+
+
+def promote_case(rng, c, half, other):
+    """'promote:<other>': a half array with an array of dtype other (either order), or a weak
+    Python scalar of kind other[2:]; NumPy resolves the loop."""
+    c.signature = None
+    uf = c.uf
+    shape = random_shape(rng, int(rng.integers(1, 3)))
+    shapes = operand_shapes(rng, shape, 2)
+    shapes[0] = shape
+    a = make_operand(rng, half, shapes[0], values_fn(rng, uf, half, 0))
+    if other.startswith("py"):
+        b = python_scalar(rng, other[2], None)
+    else:
+        b = make_operand(rng, other, shapes[1], values_fn(rng, uf, other, 1))
+    c.inputs = [a, b] if rng.random() < 0.6 else [b, a]
+    return c
 
 
 def pairs_of_pools(rng, pools, cap=3000):
@@ -1648,7 +1793,7 @@ def exhaustive_case(seed, index, task, ufs):
     if not isinstance(uf, UserUfunc):
         # Ask for the loop by signature when the input dtypes alone select another one.
         try:
-            res = uf.resolve_dtypes(tuple(np.dtype(x) for x in ins) + (None,) * uf.nout)
+            res = uf.resolve_dtypes(tuple(npdt(x) for x in ins) + (None,) * uf.nout)
             chosen = "".join(fold(d.char) for d in res[: uf.nin]) + "->" + "".join(fold(d.char) for d in res[uf.nin:])
         except Exception:  # noqa: BLE001
             chosen = None
@@ -1751,6 +1896,8 @@ def exhaustive_case(seed, index, task, ufs):
         return huge_case(rng, c, ins[0], outs[0], variant.split(":", 1)[1])
     if variant.startswith("ldexp:"):
         return ldexp_case(rng, c, *variant.split(":", 3)[1:])
+    if variant.startswith("promote:"):
+        return promote_case(rng, c, ins[0], variant.split(":", 1)[1])
     if variant == "scalar":
         shape = random_shape(rng, int(rng.integers(0, 4)))
         k = int(rng.integers(0, uf.nin))
@@ -1847,10 +1994,11 @@ def tame_values(rng, name, code, n):
     v = v.astype(real)
     if is_complex_code(code):
         v = v + 1j * rng.uniform(-0.4, 0.4, n).astype(real)
-    v = np.asarray(v, dtype=np.dtype(code))
+    v = np.asarray(v, dtype=npdt(code))
     if n and rng.random() < 0.3:
-        specials = [0.0, -0.0, -1.5, math.inf, -math.inf, math.nan, 1e30]
-        v[int(rng.integers(0, n))] = specials[int(rng.integers(0, len(specials)))]
+        specials = [0.0, -0.0, -1.5, math.inf, -math.inf, math.nan, 1e30]  # 1e30: inf in float16
+        with np.errstate(all="ignore"):
+            v[int(rng.integers(0, n))] = specials[int(rng.integers(0, len(specials)))]
     return v
 
 
@@ -1882,8 +2030,8 @@ def huge_values(rng, code, n):
     percent of the largest number: there NumPy's SIMD formula (larger * sqrt(1 + ratio^2))
     rounds to inf where the correctly rounded hypot (NumPy's scalar fallback, the library's) is
     finite, a difference of rounding, not of flags."""
-    real = np.dtype("f" if code == "F" else "d")
-    fi = np.finfo(real)
+    real = npdt("f" if code == "F" else "d")
+    fi = finfo(real)
     mx = float(fi.max)
     with np.errstate(all="ignore"):
         # |z| of two of them: 1.41, 1.25, 1.17, 1.12, 1.06 or 0.96, 0.90, 0.85, 0.78, 0.71 times max
@@ -1892,7 +2040,7 @@ def huge_values(rng, code, n):
         other = [0.0, -0.0, 1.0, -3.0, float(fi.tiny), float(fi.smallest_subnormal), math.inf, -math.inf, math.nan]
         re = np.where(rng.random(n) < 0.8, rng.choice(huge, n), rng.choice(other, n)).astype(real)
         im = np.where(rng.random(n) < 0.8, rng.choice(huge, n), rng.choice(other, n)).astype(real)
-    v = np.empty(n, np.dtype(code))
+    v = np.empty(n, npdt(code))
     v.real, v.imag = re, im
     return v
 
@@ -1933,11 +2081,11 @@ def ldexp_chain_values(rng, code, n):
     range (overflow to inf, underflow to zero, from where the chain stays)."""
     if code == "?":
         return rng.random(n) < 0.6
-    info = np.iinfo(np.dtype(code))
+    info = np.iinfo(npdt(code))
     v = rng.integers(-6, 7, n)
     if n and rng.random() < 0.5:
         v[int(rng.integers(0, n))] = int(rng.choice([150, -160, 1100, -1200, 30000, -30000, int(info.max)]))
-    return np.clip(v, info.min, info.max).astype(np.dtype(code))
+    return np.clip(v, info.min, info.max).astype(npdt(code))
 
 
 def ldexp_case(rng, c, code, dtype, variant):
@@ -1967,10 +2115,12 @@ METHODS = [("call", 0.8), ("reduce", 0.08), ("accumulate", 0.04), ("reduceat", 0
            ("at", 0.02)]
 
 
-def random_case(seed, index, names, ufs, methods=True):
-    """Case r<index>. Draws until NumPy's answer is representable (NumPy may pick a
-    float16 loop); the draws depend only on (seed, index, names)."""
-    rng = np.random.default_rng([seed, 1, index])
+def random_case(seed, index, names, ufs, methods=True, half=False):
+    """Case r<index>, or with half h<index>: a ufunc with a float16 or bfloat16 loop
+    (half_names), its inputs mostly of those loops, mixed with any dtype (fill_random_call).
+    Draws until NumPy's answer is representable; the draws depend only on (seed, index, names)."""
+    rng = np.random.default_rng([seed, 4 if half else 1, index])
+    cid = ("h%d" if half else "r%d") % index
     for _attempt in range(50):
         name = names[int(rng.integers(0, len(names)))]
         uf, aliases = ufs[name]
@@ -1988,11 +2138,11 @@ def random_case(seed, index, names, ufs, methods=True):
         if method in ("reduce", "accumulate", "reduceat", "outer") and (uf.nin != 2 or uf.nout != 1) \
                 and rng.random() < 0.9:
             method = "call"  # NumPy raises ValueError: a few of those are enough
-        c = Case("r%d" % index, name, uf, method)
+        c = Case(cid, name, uf, method)
         if method == "call":
-            fill_random_call(rng, c)
+            fill_random_call(rng, c, half)
         else:
-            fill_random_method(rng, c)
+            fill_random_method(rng, c, half)
         if TRACE:
             print("trace: " + c.describe(), file=sys.stderr, flush=True)
         try:
@@ -2000,7 +2150,12 @@ def random_case(seed, index, names, ufs, methods=True):
         except Unrepresentable:
             continue
         return c, outcome
-    raise RuntimeError("could not draw a representable case r%d" % index)
+    raise RuntimeError("could not draw a representable case " + cid)
+
+
+def half_names(ufs):
+    """The ufuncs of ufs with a float16 or bfloat16 loop, sorted."""
+    return sorted(n for n, (uf, _) in ufs.items() if half_loops(uf))
 
 
 GUFUNCS = ("matmul", "vecdot", "matvec", "vecmat")
@@ -2053,32 +2208,36 @@ def draw_gufunc_case(rng, index):
             v = rng.standard_normal(n_) * 4
             if code in "FD":
                 v = v + 1j * rng.standard_normal(n_) * 4
-            return v.astype(np.dtype(code))
+            return v.astype(npdt(code))
         return random_values(rng, code, n_)
 
     c.inputs = [make_operand(rng, code, sh, values) for sh in shapes]
     if rng.random() < 0.15:
         try:
-            want = uf(*[np.zeros(sh, np.dtype(code)) for sh in shapes])
+            want = uf(*[np.zeros(sh, npdt(code)) for sh in shapes])
             c.out = [make_operand(rng, code, np.shape(want), values, p_broadcast=0, readonly_ok=False)]
         except ValueError:
             pass
     return c
 
 
-def random_dtype(rng, uf, k):
+def random_dtype(rng, uf, k, half=False):
+    codes = ALL_CODES if half else CODES
     if isinstance(uf, UserUfunc):
         loops = uf.loops
         if rng.random() < 0.8:
             return loop_inputs(loops[int(rng.integers(0, len(loops)))])[k]
         return CODES[int(rng.integers(0, len(CODES)))]
-    loops = restricted_loops(uf)
+    loops = half_loops(uf) if half else restricted_loops(uf)
     if rng.random() < 0.6:
         return loop_inputs(loops[int(rng.integers(0, len(loops)))])[k]
-    return CODES[int(rng.integers(0, len(CODES)))]
+    return codes[int(rng.integers(0, len(codes)))]
 
 
-def fill_random_call(rng, c):
+def fill_random_call(rng, c, half=False):
+    """The inputs and options of a random call; half: of a float16 or bfloat16 loop (h cases),
+    with the other inputs, out= and dtype= of any dtype."""
+    loops_of, codes = (half_loops, ALL_CODES) if half else (restricted_loops, CODES)
     uf = c.uf
     user = isinstance(uf, UserUfunc)
     ndim = int(rng.choice([0, 1, 1, 2, 2, 3, 3, 4, 5, 6]))
@@ -2095,10 +2254,10 @@ def fill_random_call(rng, c):
     # A shared dtype for all inputs half of the time: mostly a loop's own dtypes.
     loop_codes = None
     if rng.random() < 0.5:
-        loops = uf.loops if user else restricted_loops(uf)
+        loops = uf.loops if user else loops_of(uf)
         loop_codes = loop_inputs(loops[int(rng.integers(0, len(loops)))])
     for k in range(uf.nin):
-        code = loop_codes[k] if loop_codes else random_dtype(rng, uf, k)
+        code = loop_codes[k] if loop_codes else random_dtype(rng, uf, k, half)
         r = rng.random()
         if not user and r < 0.15:
             kind = "bifc"[int(rng.choice(4, p=[0.1, 0.45, 0.3, 0.15]))]
@@ -2142,7 +2301,7 @@ def fill_random_call(rng, c):
             if alias_ok and rng.random() < 0.3 and not any(isinstance(o, tuple) and o[1] in alias_ok for o in c.out):
                 c.out.append(("alias", alias_ok[int(rng.integers(0, len(alias_ok)))]))
                 continue
-            oc = CODES[int(rng.integers(0, len(CODES)))]
+            oc = codes[int(rng.integers(0, len(codes)))]
             if user:
                 # vectorize'd ufuncs: the loop's own output dtype (the generator does not model
                 # output casting for them).
@@ -2169,19 +2328,20 @@ def fill_random_call(rng, c):
             ws = (2,) + tuple(ws)  # a mask that widens the result
         c.where = make_operand(rng, "?", ws, lambda n: rng.random(n) < 0.5)
     if not user:
-        loops = restricted_loops(uf)
+        loops = loops_of(uf)
         r = rng.random()
         if r < 0.05 and uf.nout == 1:
-            c.dtype = CODES[int(rng.integers(0, len(CODES)))]
+            c.dtype = codes[int(rng.integers(0, len(codes)))]
         elif r < 0.1:
             c.signature = loops[int(rng.integers(0, len(loops)))] if rng.random() < 0.8 else \
-                "".join(CODES[int(rng.integers(0, len(CODES)))] for _ in range(uf.nin)) + "->" + \
-                "".join(CODES[int(rng.integers(0, len(CODES)))] for _ in range(uf.nout))
+                "".join(codes[int(rng.integers(0, len(codes)))] for _ in range(uf.nin)) + "->" + \
+                "".join(codes[int(rng.integers(0, len(codes)))] for _ in range(uf.nout))
         if rng.random() < 0.12:
             c.casting = ["no", "equiv", "safe", "same_kind", "unsafe"][int(rng.integers(0, 5))]
 
 
-def fill_random_method(rng, c):
+def fill_random_method(rng, c, half=False):
+    loops_of, codes = (half_loops, ALL_CODES) if half else (restricted_loops, CODES)
     uf = c.uf
     m = c.method
     ndim = int(rng.choice([1, 1, 2, 2, 3, 4]))
@@ -2192,10 +2352,10 @@ def fill_random_method(rng, c):
         # at most one, so a reduction over it never had an empty result as well).
         zeros = [int(x) for x in rng.choice(ndim, int(rng.integers(1, ndim + 1)), replace=False)]
         shape = tuple(0 if i in zeros else x for i, x in enumerate(shape))
-    loops = restricted_loops(uf)
+    loops = loops_of(uf)
     code = loop_inputs(loops[int(rng.integers(0, len(loops)))])[0]
     if rng.random() < 0.2:
-        code = CODES[int(rng.integers(0, len(CODES)))]
+        code = codes[int(rng.integers(0, len(codes)))]
     vals = values_fn(rng, uf, code, 0)
     if m == "outer":
         s2 = random_shape(rng, int(rng.integers(0, 3)), max_size=30)
@@ -2236,7 +2396,7 @@ def fill_random_method(rng, c):
             if rng.random() < 0.15:
                 c.where = make_operand(rng, "?", operand_shapes(rng, shape, 1)[0], lambda n: rng.random(n) < 0.6)
         if rng.random() < 0.1:
-            c.dtype = CODES[int(rng.integers(0, len(CODES)))]
+            c.dtype = codes[int(rng.integers(0, len(codes)))]
         if m == "reduceat":
             ax = c.axis if c.axis != "absent" else 0
             n = shape[ax] if isinstance(ax, int) and -ndim <= ax < ndim else 1
@@ -2298,8 +2458,20 @@ def field(tag, payload):
     return struct.pack("<BI", tag, len(payload)) + payload
 
 
+# A dtype in the case file: its index in CODES (one byte), or DTYPE_BY_NAME and its name
+# (a length byte, then the name that ufunc::dtype::from_string parses): float16, bfloat16.
+DTYPE_BY_NAME = 255
+
+
+def enc_dtype(code):
+    if code in CODES:
+        return struct.pack("<B", CODES.index(code))
+    name = HALF_NAMES[code].encode()
+    return struct.pack("<BB", DTYPE_BY_NAME, len(name)) + name
+
+
 def enc_array(a):
-    out = [struct.pack("<BB", CODES.index(a.code), a.base.ndim)]
+    out = [enc_dtype(a.code), struct.pack("<B", a.base.ndim)]
     out += [struct.pack("<q", int(x)) for x in a.base.shape]
     transforms = []
     if a.slices is not None:
@@ -2348,7 +2520,7 @@ def enc_case(c, outcome):
     if c.where is not None:
         out.append(field(T_WHERE, enc_array(c.where)))
     if c.dtype is not None:
-        out.append(field(T_DTYPE, struct.pack("<B", CODES.index(c.dtype))))
+        out.append(field(T_DTYPE, enc_dtype(c.dtype)))
     if c.signature is not None:
         out.append(field(T_SIGNATURE, c.signature.encode()))
     if c.casting is not None:
@@ -2367,7 +2539,7 @@ def enc_case(c, outcome):
     kind, payload = outcome
     if kind == "ok":
         for code, shape, data, mask in payload:
-            p = struct.pack("<BB", CODES.index(code), len(shape)) + b"".join(struct.pack("<q", x) for x in shape)
+            p = enc_dtype(code) + struct.pack("<B", len(shape)) + b"".join(struct.pack("<q", x) for x in shape)
             p += struct.pack("<Q", len(data)) + data
             p += struct.pack("<B", 0 if mask is None else 1)
             if mask is not None:
@@ -2393,9 +2565,9 @@ def describe_outcome(outcome):
         return "raises %s (ours: %s): %s" % payload
     parts = []
     for code, shape, data, mask in payload:
-        flat = np.frombuffer(data, dtype=np.dtype(code))
+        flat = np.frombuffer(data, dtype=npdt(code))
         vals = ", ".join(repr(x) for x in flat[:12].tolist()) + (", ..." if flat.size > 12 else "")
-        parts.append("%s%s [%s]%s" % (np.dtype(code).name, shape_str(shape), vals,
+        parts.append("%s%s [%s]%s" % (npdt(code).name, shape_str(shape), vals,
                                       "" if mask is None else " (compared where the mask is true)"))
     return "returns " + "; ".join(parts)
 
@@ -2427,6 +2599,8 @@ def main(argv=None):
     p.add_argument("--runner", help="ufunc_differential executable: take the ufunc list from the library")
     p.add_argument("--index", action="append", default=[], help="only case e<i> or r<i> (repeatable)")
     p.add_argument("--no-methods", action="store_true", help="random cases call the ufunc only")
+    p.add_argument("--half-count", type=int, default=0,
+                   help="random cases of the float16 and bfloat16 loops (and promotions through them)")
     p.add_argument("--gufunc-count", type=int, default=0,
                    help="random cases of the built-in gufuncs (matmul, vecdot, matvec, vecmat)")
     p.add_argument("--show", action="store_true", help="print the cases and NumPy's outcomes")
@@ -2442,6 +2616,14 @@ def main(argv=None):
         cannot_generate("NumPy is not installed for %s (pip install 'numpy>=2')" % sys.executable)
     if int(np.__version__.split(".")[0]) < 2:
         cannot_generate("NumPy >= 2 is required (NEP 50 promotion); found %s" % np.__version__)
+    global ml_dtypes, BF16
+    try:
+        import ml_dtypes as mld
+        ml_dtypes = mld
+    except ImportError:
+        cannot_generate("ml_dtypes (the bfloat16 oracle) is not installed for %s (pip install ml_dtypes)"
+                        % sys.executable)
+    BF16 = np.dtype(ml_dtypes.bfloat16)
     if args.self_check:
         failed = chain_self_check() + fold_self_check() + flags_self_check() + cast_edge_self_check()
         for f in failed:
@@ -2487,6 +2669,7 @@ def main(argv=None):
             ids += ["e%d" % i for i in range(len(exhaustive_tasks(ufs)))]
         ids += ["r%d" % i for i in range(args.count)]
         ids += ["g%d" % i for i in range(args.gufunc_count)]
+        ids += ["h%d" % i for i in range(args.half_count)]
     tasks = exhaustive_tasks(ufs) if any(i.startswith("e") for i in ids) else []
 
     records, counts = [], {"ok": 0, "error": 0, "dropped": 0}
@@ -2507,8 +2690,10 @@ def main(argv=None):
             c, outcome = random_case(args.seed, i, all_names, ufs, methods=not args.no_methods)
         elif kind == "g":
             c, outcome = gufunc_case(args.seed, i)
+        elif kind == "h":
+            c, outcome = random_case(args.seed, i, half_names(ufs), ufs, methods=not args.no_methods, half=True)
         else:
-            sys.exit("--index takes e<i>, r<i> or g<i>, not " + cid)
+            sys.exit("--index takes e<i>, r<i>, g<i> or h<i>, not " + cid)
         counts[outcome[0]] += 1
         if args.show:
             free = "; not compared: " + flag_names(c.flags_free) if c.flags_free else ""

@@ -43,13 +43,13 @@ int main() {
   std::vector<std::uint16_t> f2h(floats.size()), f2b(floats.size()), d2h(doubles.size()), d2b(doubles.size());
   for (std::size_t i = 0; i < floats.size(); ++i) {
     const float f = std::bit_cast<float>(floats[i]);
-    f2h[i] = ufunc::float16(f).bits();
-    f2b[i] = ufunc::bfloat16(f).bits();
+    f2h[i] = ufunc::float16_t(f).bits();
+    f2b[i] = ufunc::bfloat16_t(f).bits();
   }
   for (std::size_t i = 0; i < doubles.size(); ++i) {
     const double d = std::bit_cast<double>(doubles[i]);
-    d2h[i] = ufunc::float16(d).bits();
-    d2b[i] = ufunc::bfloat16(d).bits();
+    d2h[i] = ufunc::float16_t(d).bits();
+    d2b[i] = ufunc::bfloat16_t(d).bits();
   }
   write(h2f);
   write(h2d);

@@ -88,6 +88,11 @@ TEST_SUITE("nvrtc") {
         std::vector<ufunc::dtype> in;
         for (int i = 0; i < sig.nin(); ++i) in.push_back(sig.input(i));
         const auto g = graph_of(f, in);
+        if (types.find_first_of("eE") != std::string::npos) {  // not fused on cuda yet: refused by name
+          CHECK_FALSE(g->runs_on_device());
+          CHECK(g->device_source().find("which fused kernels on cuda do not compute yet") != std::string::npos);
+          continue;
+        }
         REQUIRE(g->runs_on_device());
         const std::string& source = g->device_source();
         const auto at = source.find("template <int ND, bool WHERE>");

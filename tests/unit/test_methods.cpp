@@ -1083,8 +1083,8 @@ TEST_CASE("methods: reduce runs a loop whose second input has another dtype (lde
     e[0] = 3;
     for (std::size_t i = 2; i < e.size(); i += 2) e[i] = -1;
     r = ldexp.reduce(ufunc::asarray<std::int8_t>(e), {.target = target});
-    CHECK(r.type() == ufunc::float32);
-    CHECK(r.item<float>() == 3.0f);
+    CHECK(r.type() == ufunc::float16);  // ei->e, NumPy's first loop that int8 casts to
+    CHECK(static_cast<float>(r.item<ufunc::float16_t>()) == 3.0f);
     std::vector<std::int8_t> rows(300, 1);
     for (std::size_t i = 100; i < 200; ++i) rows[i] = 2;
     for (std::size_t i = 200; i < 300; ++i) rows[i] = -1;

@@ -108,6 +108,13 @@ TEST_CASE("numpy tables: dtype names, character codes, itemsizes and kinds") {
     CHECK(str(t.name()) == str(row.name));  // the type-number order is NumPy's
     CHECK(t.char_code() == row.char_code);
     CHECK(t.itemsize() == static_cast<std::size_t>(row.itemsize));
+    if (t == ufunc::bfloat16) {
+      // ml_dtypes' bfloat16 is a user dtype of kind 'V' to NumPy; the library gives it the float
+      // kind its casting and promotion rules treat it as (docs/design.md, "Half precision").
+      CHECK(row.kind == 'V');
+      CHECK(t.kind() == ufunc::dtype_kind::floating);
+      continue;
+    }
     CHECK(static_cast<char>(t.kind()) == row.kind);
   }
 }
@@ -127,13 +134,13 @@ TEST_CASE("numpy tables: dtype::from_string round trips and rejects bad names") 
     CHECK(ufunc::dtype::from_string(row.text) == named(row.name));
   }
   // Misspellings NumPy rejects too, and NumPy dtypes the library does not have.
-  for (const char* bad : {"",         "float33", "Float32", "int128", "complex32",  "boolean", " float32",
-                          "float32 ", "ff",      "float16", "e",      "longdouble", "g",       "G",
-                          "O",        "object",  "U",       "S",      "M",          "m",       "V"}) {
+  for (const char* bad : {"",   "float33",    "Float32", "int128", "complex32", "boolean", " float32", "float32 ",
+                          "ff", "longdouble", "g",       "G",      "O",         "object",  "U",        "S",
+                          "M",  "m",          "V",       "float8", "Float16",   "bfloat"}) {
     INFO("bad := '", str(bad), "'");
     CHECK_THROWS_AS((void)ufunc::dtype::from_string(bad), ufunc::dtype_error);
   }
-  for (const char bad : {'e', 'g', 'G', 'O', 'x', '\0'}) {
+  for (const char bad : {'g', 'G', 'O', 'x', '\0'}) {
     INFO("bad := char ", static_cast<int>(bad));
     CHECK_THROWS_AS((void)ufunc::dtype::from_char(bad), ufunc::dtype_error);
   }
@@ -143,7 +150,19 @@ TEST_CASE("numpy tables: promote_types") {
   for (const auto& row : numpy_tables::promote_types) {
     INFO("a := ", str(row.a));
     INFO("b := ", str(row.b));
-    CHECK(str(ufunc::promote_types(named(row.a), named(row.b)).name()) == str(row.result));
+    std::string expected = str(row.result);
+    if (expected == "DTypePromotionError") {
+      // The library's documented exception (core/src/casting.cpp): NumPy (with ml_dtypes)
+      // finds no common dtype for bfloat16 and float16 or an integer wider than a byte and
+      // raises; promote_types returns the dtype NumPy's ufunc loop search lands on for those
+      // inputs instead, np.add's result: float32 (float16, int16, uint16) or float64 (the
+      // 32- and 64-bit integers). Only bfloat16 pairs may raise.
+      CHECK((str(row.a) == "bfloat16" || str(row.b) == "bfloat16"));
+      for (const auto& add : numpy_tables::binary)
+        if (str(add.ufunc) == "add" && str(add.a) == str(row.a) && str(add.b) == str(row.b)) expected = str(add.numpy);
+      CHECK(expected != "DTypePromotionError");
+    }
+    CHECK(str(ufunc::promote_types(named(row.a), named(row.b)).name()) == expected);
   }
 }
 
@@ -198,8 +217,8 @@ TEST_CASE("numpy tables: type_signature::parse") {
       CHECK(ufunc::type_signature::parse(sig).str() == sig);
     }
 
-  for (const char* bad : {"", "ff", "ff-f", "ff->", "->", "ff->f->f", "ee->e", "fz->f", "ff->z", "gg->g",
-                          "float32,float33->float32", "float32,,float32->float32", "float16->float16"}) {
+  for (const char* bad : {"", "ff", "ff-f", "ff->", "->", "ff->f->f", "fz->f", "ff->z", "gg->g",
+                          "float32,float33->float32", "float32,,float32->float32", "float128->float128"}) {
     INFO("bad := '", str(bad), "'");
     CHECK_THROWS_AS((void)ufunc::type_signature::parse(bad), ufunc::value_error);
   }
@@ -229,7 +248,7 @@ TEST_CASE("numpy tables: unary ufunc result dtypes") {
   for (const auto& row : numpy_tables::unary) {
     INFO("ufunc := ", str(row.ufunc));
     INFO("a := ", str(row.a));
-    INFO("numpy := ", str(row.numpy));  // float16 where NumPy has a loop the library lacks
+    INFO("numpy := ", str(row.numpy));  // longdouble where NumPy has a loop the library lacks
     const auto& f = ufunc_named(row.ufunc);
     const ufunc::dtype inputs[] = {named(row.a)};
     CHECK(outcome([&] { return f(small(inputs[0])); }) == str(row.expected));

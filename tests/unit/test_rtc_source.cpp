@@ -145,6 +145,13 @@ TEST_SUITE("nvrtc") {
     for (int k = 0; k < ufunc::dtype::count; ++k) {
       const auto t = ufunc::dtype::from_index(k);
       CAPTURE(t.name());
+      if (t == ufunc::float16 || t == ufunc::bfloat16) {  // refused by name, not a kernel that fails to compile
+        CHECK_THROWS_WITH_AS(
+            rtc::elementwise_source(rtc::parse_parameters("T x, T y, raw T table", "T z"), std::vector<ufunc::dtype>{t},
+                                    "z = x + y * table[0];", "muladd", ""),
+            doctest::Contains("not supported by generated kernels yet"), ufunc::dtype_error);
+        continue;
+      }
       const auto s = rtc::elementwise_source(rtc::parse_parameters("T x, T y, raw T table", "T z"),
                                              std::vector<ufunc::dtype>{t}, "z = x + y * table[0];", "muladd", "");
       rtc::compile_request r;
@@ -216,6 +223,11 @@ TEST_SUITE("nvrtc") {
     for (int k = 0; k < ufunc::dtype::count; ++k) {
       const auto t = ufunc::dtype::from_index(k);
       CAPTURE(t.name());
+      if (t == ufunc::float16 || t == ufunc::bfloat16) {
+        CHECK_THROWS_WITH_AS((void)sum_sq.source(std::vector<ufunc::dtype>{t}),
+                             doctest::Contains("not supported by generated kernels yet"), ufunc::dtype_error);
+        continue;
+      }
       rtc::compile_request r;
       r.source = sum_sq.source(std::vector<ufunc::dtype>{t});
       r.name = "sum_sq.cu";

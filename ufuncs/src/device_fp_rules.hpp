@@ -418,4 +418,55 @@ struct fp_rule<::ufunc::ops::sin> {
   }
 };
 
+// The operations computed on the 16-bit values themselves: what NumPy's npy_half functions
+// (float16) and ml_dtypes' functors (bfloat16) raise; the host's overloads raise the same
+// (ops/). Comparisons and extrema are quiet (the generic rule: a nan result only from a nan).
+namespace fp_rules {
+template <class T>
+constexpr bool is_bfloat16 = std::is_same_v<T, bfloat16_t>;
+template <class T>
+__device__ __forceinline__ bool half_nan(const T& x) {
+  return ::ufunc::ops::half_detail::is_nan(x);
+}
+}  // namespace fp_rules
+
+// ml_dtypes' floored division: a zero divisor raises nothing; otherwise the generic rule.
+struct half_floored_division_rule {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    return static_cast<float>(b) == 0.0f ? 0u : fp::generic(r, a, b);
+  }
+};
+template <>
+struct half_rule<::ufunc::ops::floor_divide> : half_floored_division_rule {};
+template <>
+struct half_rule<::ufunc::ops::remainder> : half_floored_division_rule {};
+template <>
+struct half_rule<::ufunc::ops::divmod> : half_floored_division_rule {};
+
+// float16's steps report overflow into infinity (npy_half_nextafter, npy_half_spacing) and
+// spacing(inf) invalid; bfloat16's nextafter is bit arithmetic, its spacing a float difference
+// that is only invalid at the infinities.
+template <>
+struct half_rule<::ufunc::ops::nextafter> {
+  template <class R, class A, class B>
+  __device__ static unsigned flags(const R& r, const A& a, const B& b) {
+    if constexpr (fp_rules::is_bfloat16<A>)
+      return 0u;
+    else
+      return fp::any_inf(r) && !fp::any_inf(a) && !fp_rules::half_nan(a) ? fpe::overflow : 0u;
+  }
+};
+template <>
+struct half_rule<::ufunc::ops::spacing> {
+  template <class R, class A>
+  __device__ static unsigned flags(const R& r, const A& a) {
+    if (fp::any_inf(a)) return fpe::invalid;
+    if constexpr (fp_rules::is_bfloat16<A>)
+      return 0u;
+    else
+      return fp::any_inf(r) ? fpe::overflow : 0u;
+  }
+};
+
 }  // namespace ufunc::backends::cuda

@@ -11,6 +11,7 @@
 #include <ufunc/backends/cpu/reduce.hpp>
 #include <ufunc/ufuncs/ops.hpp>
 
+#include "half_loops.hpp"
 #include "kernel_table.hpp"
 #include "reorderable_ops.hpp"
 #include "simd_ops.hpp"
@@ -45,9 +46,36 @@ template <class Op, class R, class... A>
 requires requires { typename Op::numpy_scalar; }
 struct has_numpy_scalar<Op, R(A...)> : std::is_invocable<const typename Op::numpy_scalar&, A...> {};
 
+// float16's folds that accumulate in float (NumPy's HALF_@kind@ reduce loops).
+template <class Op>
+inline constexpr bool folds_in_float = std::is_same_v<Op, ops::add> || std::is_same_v<Op, ops::subtract> ||
+                                       std::is_same_v<Op, ops::multiply> || std::is_same_v<Op, ops::divide>;
+
+// A float16 or bfloat16 loop: in every table, for the instruction set's conversions and
+// float32 loop (half_loops.hpp).
+template <int Index, class Op, class Sig>
+void put_half(kernel_table& table) {
+  using F = simd_version_t<Op>;
+  static constexpr F f{};
+  auto& k = table.loops[Index];
+  k.fn = half_loops::half_inner_loop<Sig, F, arch>();
+  k.data = &f;
+  k.vectorized = !half_loops::native_half<F, Sig> &&
+                 backends::cpu::is_vectorizable<F, typename half_loops::signature_info<Sig>::wide, arch>;
+  if constexpr (is_fold_signature<Sig>) {
+    using T = typename signature_traits<Sig>::result;
+    constexpr bool in_float = std::is_same_v<T, float16_t> && folds_in_float<Op>;
+    constexpr bool pairwise = reorderable_loop<Op, float(float, float)>;
+    k.reduce = half_loops::half_reduce<T, F, arch, in_float, pairwise>;
+    k.reorderable = reorderable_loop<Op, Sig>;
+  }
+}
+
 template <int Index, class Op, class Sig>
 void put(kernel_table& table) {
-  if constexpr (Index % kernel_parts == UFUNC_KERNEL_PART) {
+  if constexpr (Index % kernel_parts == UFUNC_KERNEL_PART && half_loops::has_half<Sig>) {
+    put_half<Index, Op, Sig>(table);
+  } else if constexpr (Index % kernel_parts == UFUNC_KERNEL_PART) {
     using F = simd_version_t<Op>;
     constexpr bool native = backends::cpu::is_vectorizable<F, Sig, arch>;
     // Non-baseline tables hold only the loops they vectorize; the rest come from

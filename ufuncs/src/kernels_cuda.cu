@@ -29,6 +29,15 @@ namespace {
 // kernel at every size), which take half the time to compile.
 template <class Op>
 constexpr bool uses_cub = false;
+using detail::half_in_float;
+using detail::has_half_operand;
+
+// Whether Op computes Sig's 16-bit values itself (nextafter, spacing).
+template <class Op, class Sig>
+constexpr bool half_loops_native = false;
+template <class Op, class R, class... A>
+constexpr bool half_loops_native<Op, R(A...)> = std::is_invocable_r_v<R, const Op&, A...>;
+
 #define UFUNC_USES_CUB(name) \
   template <>                \
   constexpr bool uses_cub<ops::name> = true;
@@ -46,9 +55,37 @@ UFUNC_USES_CUB(maximum)
 UFUNC_USES_CUB(minimum)
 #undef UFUNC_USES_CUB
 
+// float16 and bfloat16: computed in float (detail::half_in_float, whose flags rule is in
+// backends/cuda/fp_flags.hpp) unless the operation has an overload for them (nextafter,
+// spacing, the sign and comparison operations: exact on the bits). float16's sum takes the
+// block reductions, whose grouping keeps it near NumPy's float sum (an in-order fold in
+// float16 would stall at 2048); bfloat16's folds in order, as ml_dtypes'.
+template <int Index, class Op, class Sig>
+void put_half(device_kernel_table& table) {
+  using F = std::conditional_t<half_loops_native<Op, Sig>, Op, half_in_float<Op, Sig>>;
+  static constexpr F f{};
+  auto& k = table.loops[Index];
+  if constexpr (uses_cub<Op>)
+    k.fn = backends::cuda::device_loop<Sig, F>;
+  else
+    k.fn = backends::cuda::device_loop_light<Sig, F>;
+  k.data = &f;
+  if constexpr (is_fold_signature<Sig>) {
+    // As the host loop's reorderable flag (reorderable_ops.hpp).
+    if constexpr (reorderable_loop<Op, Sig>)
+      k.methods = backends::cuda::device_method_loop<Sig, F>;
+    else
+      k.methods = backends::cuda::device_method_loop_sequential<Sig, F>;
+  } else if constexpr (is_unary_signature<Sig>) {
+    k.methods = backends::cuda::device_method_loop<Sig, F>;
+  }
+}
+
 template <int Index, class Op, class Sig>
 void put(device_kernel_table& table) {
-  if constexpr (Index % cuda_kernel_parts == UFUNC_KERNEL_PART) {
+  if constexpr (Index % cuda_kernel_parts == UFUNC_KERNEL_PART && has_half_operand<Sig>) {
+    put_half<Index, Op, Sig>(table);
+  } else if constexpr (Index % cuda_kernel_parts == UFUNC_KERNEL_PART) {
     static constexpr Op f{};
     auto& k = table.loops[Index];
     if constexpr (uses_cub<Op>)

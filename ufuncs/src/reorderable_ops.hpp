@@ -3,7 +3,8 @@
 // min/max, bitwise and logical operations, gcd), float add included, which NumPy
 // itself sums pairwise. The others reduce strictly in order, as NumPy does: float
 // multiply (NumPy's product is sequential), lcm (wrap-around breaks associativity),
-// subtract, power, hypot, ... Shared by the host and device kernel tables.
+// subtract, power, hypot, ...; for float16 and bfloat16 see reorderable_half. Shared by the
+// host and device kernel tables.
 #pragma once
 
 #include <type_traits>
@@ -31,10 +32,23 @@ UFUNC_REORDERABLE(logical_xor)
 UFUNC_REORDERABLE(gcd)
 #undef UFUNC_REORDERABLE
 
+/// The extrema: any grouping gives the same element.
+template <class Op>
+inline constexpr bool exact_fold = std::is_same_v<Op, ops::maximum> || std::is_same_v<Op, ops::minimum> ||
+                                   std::is_same_v<Op, ops::fmax> || std::is_same_v<Op, ops::fmin>;
+
+/// The 16-bit folds: the extrema, and float16's sum, which NumPy adds in float pairwise (the
+/// host loop does too, half_loops.hpp). bfloat16's sum folds in order, rounding every step,
+/// as ml_dtypes' plain loop does under NumPy's reduce.
+template <class Op, class T>
+inline constexpr bool reorderable_half = exact_fold<Op> ||
+                                         (std::is_same_v<T, float16_t> && std::is_same_v<Op, ops::add>);
+
 /// Integer products wrap, so they regroup freely; float products do not.
 template <class Op, class T>
-inline constexpr bool reorderable_for = reorderable_op<Op> ||
-                                        (std::is_same_v<Op, ops::multiply> && std::is_integral_v<T>);
+inline constexpr bool reorderable_for = std::conditional_t<
+    ::ufunc::detail::is_half<T>, std::bool_constant<reorderable_half<Op, T>>,
+    std::bool_constant<reorderable_op<Op> || (std::is_same_v<Op, ops::multiply> && std::is_integral_v<T>)>>::value;
 
 /// T(T, T): a signature reduce, accumulate and reduceat can use.
 template <class Sig>

@@ -29,6 +29,7 @@
 #endif
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/detail/execute.hpp>
+#include <ufunc/core/detail/half_in_float.hpp>
 #include <ufunc/core/detail/run_loop.hpp>
 #include <ufunc/core/function.hpp>
 #include <ufunc/core/signature.hpp>
@@ -208,6 +209,20 @@ struct typed_outputs<type_list<R...>> {
 /// The object vectorize returns: a typed front end over a run-time ufunc::function.
 template <class Target, class F, class... Sigs>
 class vectorized {
+  // A signature with float16 / bfloat16 operands whose functor takes float in their place
+  // runs it through detail::half_in_float: computed in float, rounded back once (NumPy's way).
+  // (Traits, so that a generic lambda is never instantiated with a 16-bit type, which has no
+  // arithmetic: float is tried first.)
+  template <class Sig>
+  struct takes_float
+      : std::bool_constant<backends::cpu::callable_as<F, typename detail::widened_signature<Sig>::type>> {};
+  template <class Sig>
+  struct takes_signature : std::bool_constant<backends::cpu::callable_as<F, Sig>> {};
+  template <class Sig>
+  static constexpr bool computes_in_float =
+      std::conjunction_v<std::bool_constant<detail::has_half_operand<Sig>>, takes_float<Sig>>;
+  template <class Sig>
+  using loop_functor = std::conditional_t<computes_in_float<Sig>, detail::half_in_float<F, Sig>, F>;
   static_assert(sizeof...(Sigs) >= 1, "ufunc::vectorize needs at least one signature");
   static_assert(detail::functor_target_ok<Target>());
 
@@ -216,16 +231,18 @@ class vectorized {
                 "ufunc::vectorize: every signature must take the same number of arguments");
   static_assert(((signature_traits<Sigs>::nout == first_traits::nout) && ...),
                 "ufunc::vectorize: every signature must return the same number of results");
-  static_assert((backends::cpu::callable_as<F, Sigs> && ...),
+  static_assert((std::disjunction_v<std::bool_constant<computes_in_float<Sigs>>, takes_signature<Sigs>> && ...),
                 "ufunc::vectorize: the functor cannot be called as one of the signatures says (arguments by value, "
-                "result convertible to the signature's result)");
+                "result convertible to the signature's result; for float16 / bfloat16 operands, with float)");
 
  public:
   static constexpr int nin = first_traits::nin;
   static constexpr int nout = first_traits::nout;
 
   vectorized(F f, std::string name, std::optional<weak_scalar> identity = {})
-      : f_(std::make_shared<const F>(std::move(f))), ufunc_(std::move(name), nin, nout, identity) {
+      : f_(std::make_shared<const F>(std::move(f))),
+        functors_(functor_for<Sigs>()...),
+        ufunc_(std::move(name), nin, nout, identity) {
     (register_loop<Sigs>(), ...);
   }
 
@@ -292,17 +309,40 @@ class vectorized {
   }
 
  private:
+  // The functor signature Sig's loop runs: f_ itself, or f_ computing in float.
+  template <class Sig>
+  std::shared_ptr<const loop_functor<Sig>> functor_for() const {
+    if constexpr (computes_in_float<Sig>)
+      return std::make_shared<const loop_functor<Sig>>(loop_functor<Sig>{*f_});
+    else
+      return f_;
+  }
+  template <class Sig>
+  const std::shared_ptr<const loop_functor<Sig>>& functor_ptr() const {
+    constexpr std::size_t index = [] {
+      std::size_t i = 0, found = 0;
+      ((std::is_same_v<Sig, Sigs> ? (found = i, ++i) : ++i), ...);
+      return found;
+    }();
+    return std::get<index>(functors_);
+  }
+  template <class Sig>
+  const loop_functor<Sig>* functor() const {
+    return functor_ptr<Sig>().get();
+  }
+
   template <class Sig>
   void register_loop() {
+    using G = loop_functor<Sig>;
     loop_entry e;
     e.types = signature_traits<Sig>::types();
-    e.host = backends::cpu::inner_loop<Sig, F>;
-    e.host_data = f_.get();
-    e.keepalive = f_;
-    e.vectorized = backends::cpu::is_vectorizable<F, Sig>;
+    e.host = backends::cpu::inner_loop<Sig, G>;
+    e.host_data = functor<Sig>();
+    e.keepalive = functor_ptr<Sig>();
+    e.vectorized = backends::cpu::is_vectorizable<G, Sig>;
     e.device = device_loop<Sig>();
-    e.device_data = f_.get();
-    backends::cpu::set_reduce<Sig, F>(e);  // T(T, T): reductions fold with F (reorderable if F says so)
+    e.device_data = functor<Sig>();
+    backends::cpu::set_reduce<Sig, G>(e);  // T(T, T): reductions fold with the functor (reorderable if F says so)
     e.device_reduce = device_method_loop<Sig>();
     ufunc_.add_loop(std::move(e));
   }
@@ -312,7 +352,7 @@ class vectorized {
   static constexpr device_method_fn device_method_loop() {
 #if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
     if constexpr (std::is_same_v<Target, target::cuda> || std::is_same_v<Target, target::automatic>)
-      return backends::cuda::device_method_loop<Sig, F>;
+      return backends::cuda::device_method_loop<Sig, loop_functor<Sig>>;
 #endif
     return nullptr;
   }
@@ -322,7 +362,7 @@ class vectorized {
   static constexpr device_loop_fn device_loop() {
 #if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
     if constexpr (std::is_same_v<Target, target::cuda> || std::is_same_v<Target, target::automatic>)
-      return backends::cuda::device_loop<Sig, F>;
+      return backends::cuda::device_loop<Sig, loop_functor<Sig>>;
 #endif
     return nullptr;
   }
@@ -362,14 +402,15 @@ class vectorized {
                              " out of bounds for " + std::string(types.input(i).name()));
       input_types[i] = types.input(i);
     }
-    auto outs = detail::run_loop({ufunc_.name(), types, backends::cpu::inner_loop<Sig, F>, f_.get(),
-                                  device_loop<Sig>(), f_.get(), ops,
-                                  input_types, options, detail::resolve_target(options.target ? options.target
-                                                                                             : std::optional<target_id>(Target::id))});
+    auto outs = detail::run_loop(
+        {ufunc_.name(), types, backends::cpu::inner_loop<Sig, loop_functor<Sig>>, functor<Sig>(), device_loop<Sig>(),
+         functor<Sig>(), ops, input_types, options,
+         detail::resolve_target(options.target ? options.target : std::optional<target_id>(Target::id))});
     return out_types::from(outs);
   }
 
   std::shared_ptr<const F> f_;
+  std::tuple<std::shared_ptr<const loop_functor<Sigs>>...> functors_;  // one per signature (the keepalive of each loop)
   function ufunc_;
 };
 

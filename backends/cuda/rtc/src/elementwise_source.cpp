@@ -126,6 +126,10 @@ std::string_view device_type_name(ufunc::dtype t) noexcept {
       return "long long";
     case ufunc::dtype::id::uint64:
       return "unsigned long long";
+    case ufunc::dtype::id::float16:
+      return "::ufunc::float16_t";
+    case ufunc::dtype::id::bfloat16:
+      return "::ufunc::bfloat16_t";
     case ufunc::dtype::id::float32:
       return "float";
     case ufunc::dtype::id::float64:
@@ -156,6 +160,9 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
   if (bound.size() != p.placeholders.size())
     throw value_error("elementwise_kernel " + std::string(name) + ": " + std::to_string(bound.size()) +
                       " dtypes bound for " + std::to_string(p.placeholders.size()) + " placeholders");
+  for (std::size_t k = 0; k < bound.size(); ++k)
+    check_generated_dtype(
+        bound[k], "elementwise_kernel " + std::string(name) + ": placeholder " + std::string(1, p.placeholders[k]));
   const int nparams = static_cast<int>(p.params.size());
 
   elementwise_program out;

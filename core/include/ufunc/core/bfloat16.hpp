@@ -1,15 +1,12 @@
-// ufunc::bfloat16: the top half of a float (8 exponent bits, 7 fraction bits), as
-// ml_dtypes.bfloat16 (JAX's, Eigen's) defines it: float -> bfloat16 rounds to nearest, ties to
-// even, and a NaN becomes the quiet NaN 0x7fc0 with its sign; a double goes through float
-// first (two roundings, as ml_dtypes converts it); bfloat16 -> float is exact. Where it
-// differs from float16: float's range (no overflow from float, ~3.4e38) with 8 significant
-// bits instead of 11, and NaN payloads are not kept.
+// ufunc::bfloat16_t: the element type of the dtype ufunc::bfloat16, the top half of a float (8 exponent bits, 7
+// fraction bits), as ml_dtypes.bfloat16 (JAX's, Eigen's) defines it: float -> bfloat16 rounds to nearest, ties to even,
+// and a NaN becomes the quiet NaN 0x7fc0 with its sign; a double goes through float first (two roundings, as ml_dtypes
+// converts it); bfloat16 -> float is exact. Where it differs from float16: float's range (no overflow from float,
+// ~3.4e38) with 8 significant bits instead of 11, and NaN payloads are not kept.
 //
-//   ufunc::bfloat16 b(1.0f / 3.0f);                // 0x3eab: 0.333984375
+//   ufunc::bfloat16_t b(1.0f / 3.0f);                // 0x3eab: 0.333984375
 //   float f = static_cast<float>(b);
 //
-// bfloat16 is not an array dtype yet (issue 21): these are its conversions. constexpr and
-// usable in device code.
 #pragma once
 
 #include <bit>
@@ -35,15 +32,15 @@ namespace bfloat16_bits {
 }  // namespace bfloat16_bits
 
 /// ml_dtypes' bfloat16.
-class bfloat16 {
+class bfloat16_t {
  public:
-  constexpr bfloat16() noexcept = default;
-  UFUNC_HOST_DEVICE constexpr explicit bfloat16(float v) noexcept
+  constexpr bfloat16_t() noexcept = default;
+  UFUNC_HOST_DEVICE constexpr explicit bfloat16_t(float v) noexcept
       : bits_(bfloat16_bits::from_float_bits(std::bit_cast<std::uint32_t>(v))) {}
-  UFUNC_HOST_DEVICE constexpr explicit bfloat16(double v) noexcept : bfloat16(static_cast<float>(v)) {}
+  UFUNC_HOST_DEVICE constexpr explicit bfloat16_t(double v) noexcept : bfloat16_t(static_cast<float>(v)) {}
 
-  [[nodiscard]] UFUNC_HOST_DEVICE static constexpr bfloat16 from_bits(std::uint16_t bits) noexcept {
-    bfloat16 b;
+  [[nodiscard]] UFUNC_HOST_DEVICE static constexpr bfloat16_t from_bits(std::uint16_t bits) noexcept {
+    bfloat16_t b;
     b.bits_ = bits;
     return b;
   }

@@ -13,6 +13,9 @@
 #include <string_view>
 #include <type_traits>
 
+#include <ufunc/core/bfloat16.hpp>
+#include <ufunc/core/float16.hpp>
+
 namespace ufunc {
 
 /// The kind letter NumPy reports in dtype.kind: b(ool), i(nt), u(nsigned), f(loat), c(omplex).
@@ -32,12 +35,14 @@ class dtype {
     uint32,
     int64,
     uint64,
+    float16,
+    bfloat16,
     float32,
     float64,
     complex64,
     complex128,
   };
-  static constexpr int count = 13;
+  static constexpr int count = 15;
 
   constexpr dtype() noexcept = default;  // float64, NumPy's default dtype
   constexpr dtype(id i) noexcept : id_(i) {}
@@ -73,18 +78,13 @@ class dtype {
   };
   // Character codes are NumPy's on LP64 platforms, where int64 is 'l' (C long).
   static constexpr traits table_[count] = {
-      {"bool", '?', 1, dtype_kind::boolean},
-      {"int8", 'b', 1, dtype_kind::signed_int},
-      {"uint8", 'B', 1, dtype_kind::unsigned_int},
-      {"int16", 'h', 2, dtype_kind::signed_int},
-      {"uint16", 'H', 2, dtype_kind::unsigned_int},
-      {"int32", 'i', 4, dtype_kind::signed_int},
-      {"uint32", 'I', 4, dtype_kind::unsigned_int},
-      {"int64", 'l', 8, dtype_kind::signed_int},
-      {"uint64", 'L', 8, dtype_kind::unsigned_int},
-      {"float32", 'f', 4, dtype_kind::floating},
-      {"float64", 'd', 8, dtype_kind::floating},
-      {"complex64", 'F', 8, dtype_kind::complex},
+      {"bool", '?', 1, dtype_kind::boolean},        {"int8", 'b', 1, dtype_kind::signed_int},
+      {"uint8", 'B', 1, dtype_kind::unsigned_int},  {"int16", 'h', 2, dtype_kind::signed_int},
+      {"uint16", 'H', 2, dtype_kind::unsigned_int}, {"int32", 'i', 4, dtype_kind::signed_int},
+      {"uint32", 'I', 4, dtype_kind::unsigned_int}, {"int64", 'l', 8, dtype_kind::signed_int},
+      {"uint64", 'L', 8, dtype_kind::unsigned_int}, {"float16", 'e', 2, dtype_kind::floating},
+      {"bfloat16", 'E', 2, dtype_kind::floating},   {"float32", 'f', 4, dtype_kind::floating},
+      {"float64", 'd', 8, dtype_kind::floating},    {"complex64", 'F', 8, dtype_kind::complex},
       {"complex128", 'D', 16, dtype_kind::complex},
   };
   [[nodiscard]] constexpr const traits& info() const noexcept { return table_[static_cast<int>(id_)]; }
@@ -102,6 +102,8 @@ inline constexpr dtype int32{dtype::id::int32};
 inline constexpr dtype uint32{dtype::id::uint32};
 inline constexpr dtype int64{dtype::id::int64};
 inline constexpr dtype uint64{dtype::id::uint64};
+inline constexpr dtype float16{dtype::id::float16};
+inline constexpr dtype bfloat16{dtype::id::bfloat16};
 inline constexpr dtype float32{dtype::id::float32};
 inline constexpr dtype float64{dtype::id::float64};
 inline constexpr dtype complex64{dtype::id::complex64};
@@ -123,6 +125,14 @@ template <> struct dtype_of_impl<long> { static constexpr dtype value = int64; }
 template <> struct dtype_of_impl<long long> { static constexpr dtype value = int64; };
 template <> struct dtype_of_impl<unsigned long> { static constexpr dtype value = uint64; };
 template <> struct dtype_of_impl<unsigned long long> { static constexpr dtype value = uint64; };
+template <>
+struct dtype_of_impl<float16_t> {
+  static constexpr dtype value = float16;
+};
+template <>
+struct dtype_of_impl<bfloat16_t> {
+  static constexpr dtype value = bfloat16;
+};
 template <> struct dtype_of_impl<float> { static constexpr dtype value = float32; };
 template <> struct dtype_of_impl<double> { static constexpr dtype value = float64; };
 template <> struct dtype_of_impl<std::complex<float>> { static constexpr dtype value = complex64; };
@@ -159,6 +169,10 @@ decltype(auto) visit_dtype(dtype t, F&& f) {
     case dtype::id::uint32: return f(std::uint32_t{});
     case dtype::id::int64: return f(std::int64_t{});
     case dtype::id::uint64: return f(std::uint64_t{});
+    case dtype::id::float16:
+      return f(float16_t{});
+    case dtype::id::bfloat16:
+      return f(bfloat16_t{});
     case dtype::id::float32: return f(float{});
     case dtype::id::float64: return f(double{});
     case dtype::id::complex64: return f(std::complex<float>{});

@@ -1,15 +1,14 @@
-// ufunc::float16: IEEE 754 binary16, NumPy's float16 ('e'), as a scalar type: its bits, and
-// conversions to and from float and double with NumPy's rounding (to nearest, ties to even;
-// too large to infinity; a NaN keeps the top bits of its payload and stays a NaN, as
-// NumPy's npy_floatbits_to_halfbits; a double is rounded once, not through float).
-// Arithmetic is the caller's, in float, as NumPy computes float16 (then one rounding back):
+// ufunc::float16_t: the element type of the dtype ufunc::float16, IEEE 754 binary16, NumPy's float16 ('e'): its bits,
+// and conversions to and from float and double with NumPy's rounding (to nearest, ties to even; too large to infinity;
+// a NaN keeps the top bits of its payload and stays a NaN, as NumPy's npy_floatbits_to_halfbits; a double is rounded
+// once, not through float). Arithmetic is the caller's, in float, as NumPy computes float16 (then one rounding back):
 //
-//   ufunc::float16 h(0.1f);                        // 0x2e66: 0.0999755859375
+//   ufunc::float16_t h(0.1f);                        // 0x2e66: 0.0999755859375
 //   float f = static_cast<float>(h) * 3.0f;        // computed in float
-//   ufunc::float16 r(f);                           // rounded once
+//   ufunc::float16_t r(f);                           // rounded once
 //
-// float16 is not an array dtype yet (issue 21): these are its conversions, shared by the
-// loops to come. constexpr and usable in device code.
+// The library's float16 loops compute this way (ufuncs/src/half_loops.hpp). constexpr and
+// usable in device code.
 #pragma once
 
 #include <bit>
@@ -96,34 +95,73 @@ namespace half_bits {
   return sign | (static_cast<std::uint64_t>(e + 896u) << 52) | (static_cast<std::uint64_t>(m) << 29);
 }
 
+/// What NumPy's rounding of `in` to the binary16 `out` reports (npy_floatbits_to_halfbits):
+/// overflow where a finite value became infinite, underflow where a nonzero value below
+/// 2^-14 lost bits. The host loops raise these as floating-point flags.
+struct narrowing_status {
+  bool overflow = false;
+  bool underflow = false;
+};
+[[nodiscard]] UFUNC_HOST_DEVICE constexpr narrowing_status narrowing_flags(double in, std::uint16_t out) noexcept {
+  narrowing_status s;
+  if (in != in) return s;  // before any ordered comparison, which would raise invalid for a NaN
+  const double a = in < 0 ? -in : in;
+  s.overflow = (out & 0x7fffu) == 0x7c00u && a <= 1.7976931348623157e308;
+  s.underflow = a > 0 && a < 0x1p-14 && std::bit_cast<double>(to_double_bits(out)) != in;
+  return s;
+}
+
+/// float -> binary16 bits: on a GPU by its conversion instruction (the same rounding; NaNs
+/// through the bits, which the instruction would make its canonical NaN).
+[[nodiscard]] UFUNC_HOST_DEVICE constexpr std::uint16_t from_float(float v) noexcept {
+#if defined(__CUDA_ARCH__)
+  if (!__builtin_is_constant_evaluated() && v == v) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+    return h;
+  }
+#endif
+  return from_float_bits(std::bit_cast<std::uint32_t>(v));
+}
+
+/// binary16 bits -> float: on a GPU by its conversion instruction (infinities and NaNs
+/// through the bits, keeping a NaN's payload).
+[[nodiscard]] UFUNC_HOST_DEVICE constexpr float to_float(std::uint16_t h) noexcept {
+#if defined(__CUDA_ARCH__)
+  if (!__builtin_is_constant_evaluated() && (h & 0x7c00u) != 0x7c00u) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+  }
+#endif
+  return std::bit_cast<float>(to_float_bits(h));
+}
+
 }  // namespace half_bits
 
-/// NumPy's float16: a binary16 value.
-class float16 {
+/// NumPy's float16 scalar: a binary16 value (the element type of the dtype ufunc::float16).
+class float16_t {
  public:
-  constexpr float16() noexcept = default;
-  UFUNC_HOST_DEVICE constexpr explicit float16(float v) noexcept
-      : bits_(half_bits::from_float_bits(std::bit_cast<std::uint32_t>(v))) {}
-  UFUNC_HOST_DEVICE constexpr explicit float16(double v) noexcept
+  constexpr float16_t() noexcept = default;
+  UFUNC_HOST_DEVICE constexpr explicit float16_t(float v) noexcept : bits_(half_bits::from_float(v)) {}
+  UFUNC_HOST_DEVICE constexpr explicit float16_t(double v) noexcept
       : bits_(half_bits::from_double_bits(std::bit_cast<std::uint64_t>(v))) {}
 
   /// The value with these bits.
-  [[nodiscard]] UFUNC_HOST_DEVICE static constexpr float16 from_bits(std::uint16_t bits) noexcept {
-    float16 h;
+  [[nodiscard]] UFUNC_HOST_DEVICE static constexpr float16_t from_bits(std::uint16_t bits) noexcept {
+    float16_t h;
     h.bits_ = bits;
     return h;
   }
   [[nodiscard]] UFUNC_HOST_DEVICE constexpr std::uint16_t bits() const noexcept { return bits_; }
 
-  UFUNC_HOST_DEVICE constexpr explicit operator float() const noexcept {
-    return std::bit_cast<float>(half_bits::to_float_bits(bits_));
-  }
+  UFUNC_HOST_DEVICE constexpr explicit operator float() const noexcept { return half_bits::to_float(bits_); }
   UFUNC_HOST_DEVICE constexpr explicit operator double() const noexcept {
     return std::bit_cast<double>(half_bits::to_double_bits(bits_));
   }
 
   /// Bitwise identity (NaNs with the same bits are equal; +0 and -0 are not).
-  [[nodiscard]] UFUNC_HOST_DEVICE friend constexpr bool same_bits(float16 a, float16 b) noexcept {
+  [[nodiscard]] UFUNC_HOST_DEVICE friend constexpr bool same_bits(float16_t a, float16_t b) noexcept {
     return a.bits_ == b.bits_;
   }
 

@@ -45,8 +45,9 @@ struct signature_traits<R(A...)> {
 
   static_assert(nin >= 1, "ufunc: a signature needs at least one argument");
   static_assert((is_element_type<A> && ...),
-                "ufunc: signature arguments must be element types (bool, std::intN_t, std::uintN_t, float, "
-                "double, std::complex<float>, std::complex<double>), by value");
+                "ufunc: signature arguments must be element types (bool, std::intN_t, std::uintN_t, "
+                "ufunc::float16_t, ufunc::bfloat16_t, float, double, std::complex<float>, "
+                "std::complex<double>), by value");
 
   static type_signature types() { return types_impl(outputs{}); }
 

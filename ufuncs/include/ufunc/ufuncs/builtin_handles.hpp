@@ -16,65 +16,65 @@ const function& builtin_at() {
 }  // namespace detail
 
 // arithmetic
-/// Add arguments element-wise. As np.add; loops: ??->? bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L ff->f dd->d
-/// FF->F DD->D.
+/// Add arguments element-wise. As np.add; loops: ??->? bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L ee->e EE->E
+/// ff->f dd->d FF->F DD->D.
 inline constexpr lazy_function add{&detail::builtin_at<0>};
-/// Subtract arguments, element-wise. As np.subtract; loops: bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L ff->f
-/// dd->d FF->F DD->D.
+/// Subtract arguments, element-wise. As np.subtract; loops: bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L ee->e
+/// EE->E ff->f dd->d FF->F DD->D.
 inline constexpr lazy_function subtract{&detail::builtin_at<1>};
 /// Multiply arguments element-wise. As np.multiply; loops: ??->? bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L
-/// ff->f dd->d FF->F DD->D.
+/// ee->e EE->E ff->f dd->d FF->F DD->D.
 inline constexpr lazy_function multiply{&detail::builtin_at<2>};
-/// Divide arguments element-wise. As np.divide; loops: ff->f dd->d FF->F DD->D.
+/// Divide arguments element-wise. As np.divide; loops: ee->e EE->E ff->f dd->d FF->F DD->D.
 inline constexpr lazy_function divide{&detail::builtin_at<3>};
 /// Return the largest integer smaller or equal to the division of the inputs. It is equivalent to the Python ``//``
 /// operator and pairs with the Python ``%`` (`remainder`), function so that ``a = a % b + b * (a // b)`` up to
-/// roundoff. As np.floor_divide; loops: bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L ff->f dd->d.
+/// roundoff. As np.floor_divide; loops: bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L ee->e EE->E ff->f dd->d.
 inline constexpr lazy_function floor_divide{&detail::builtin_at<4>};
-/// Numerical negative, element-wise. As np.negative; loops: b->b B->B h->h H->H i->i I->I l->l L->L f->f d->d F->F
-/// D->D.
+/// Numerical negative, element-wise. As np.negative; loops: b->b B->B h->h H->H i->i I->I l->l L->L e->e E->E f->f
+/// d->d F->F D->D.
 inline constexpr lazy_function negative{&detail::builtin_at<5>};
-/// Numerical positive, element-wise. As np.positive; loops: b->b B->B h->h H->H i->i I->I l->l L->L f->f d->d F->F
-/// D->D.
+/// Numerical positive, element-wise. As np.positive; loops: b->b B->B h->h H->H i->i I->I l->l L->L e->e E->E f->f
+/// d->d F->F D->D.
 inline constexpr lazy_function positive{&detail::builtin_at<6>};
 /// First array elements raised to powers from second array, element-wise. As np.power; loops: bb->b BB->B hh->h
-/// HH->H ii->i II->I ll->l LL->L ff->f dd->d FF->F DD->D.
+/// HH->H ii->i II->I ll->l LL->L ee->e EE->E ff->f dd->d FF->F DD->D.
 inline constexpr lazy_function power{&detail::builtin_at<7>};
 /// First array elements raised to powers from second array, element-wise. As np.float_power; loops: dd->d DD->D.
 inline constexpr lazy_function float_power{&detail::builtin_at<8>};
 /// Returns the element-wise remainder of division. As np.remainder; loops: bb->b BB->B hh->h HH->H ii->i II->I
-/// ll->l LL->L ff->f dd->d.
+/// ll->l LL->L ee->e EE->E ff->f dd->d.
 inline constexpr lazy_function remainder{&detail::builtin_at<9>};
 /// Returns the element-wise remainder of division. As np.fmod; loops: bb->b BB->B hh->h HH->H ii->i II->I ll->l
-/// LL->L ff->f dd->d.
+/// LL->L ee->e EE->E ff->f dd->d.
 inline constexpr lazy_function fmod{&detail::builtin_at<10>};
 /// Return element-wise quotient and remainder simultaneously. As np.divmod; loops: bb->bb BB->BB hh->hh HH->HH
-/// ii->ii II->II ll->ll LL->LL ff->ff dd->dd.
+/// ii->ii II->II ll->ll LL->LL ee->ee EE->EE ff->ff dd->dd.
 inline constexpr lazy_function divmod{&detail::builtin_at<11>};
 /// Calculate the absolute value element-wise. As np.absolute; loops: ?->? b->b B->B h->h H->H i->i I->I l->l L->L
-/// f->f d->d F->f D->d.
+/// e->e E->E f->f d->d F->f D->d.
 inline constexpr lazy_function absolute{&detail::builtin_at<12>};
-/// Compute the absolute values element-wise. As np.fabs; loops: f->f d->d.
+/// Compute the absolute values element-wise. As np.fabs; loops: e->e E->E f->f d->d.
 inline constexpr lazy_function fabs{&detail::builtin_at<13>};
-/// Round elements of the array to the nearest integer. As np.rint; loops: f->f d->d F->F D->D.
+/// Round elements of the array to the nearest integer. As np.rint; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function rint{&detail::builtin_at<14>};
 /// Returns an element-wise indication of the sign of a number. As np.sign; loops: b->b B->B h->h H->H i->i I->I
-/// l->l L->L f->f d->d F->F D->D.
+/// l->l L->L e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function sign{&detail::builtin_at<15>};
-/// Compute the Heaviside step function. As np.heaviside; loops: ff->f dd->d.
+/// Compute the Heaviside step function. As np.heaviside; loops: ee->e EE->E ff->f dd->d.
 inline constexpr lazy_function heaviside{&detail::builtin_at<16>};
-/// Return the complex conjugate, element-wise. As np.conjugate; loops: b->b B->B h->h H->H i->i I->I l->l L->L f->f
-/// d->d F->F D->D.
+/// Return the complex conjugate, element-wise. As np.conjugate; loops: b->b B->B h->h H->H i->i I->I l->l L->L e->e
+/// E->E f->f d->d F->F D->D.
 inline constexpr lazy_function conjugate{&detail::builtin_at<17>};
 /// Return the reciprocal of the argument, element-wise. As np.reciprocal; loops: b->b B->B h->h H->H i->i I->I l->l
-/// L->L f->f d->d F->F D->D.
+/// L->L e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function reciprocal{&detail::builtin_at<18>};
-/// Return the element-wise square of the input. As np.square; loops: b->b B->B h->h H->H i->i I->I l->l L->L f->f
-/// d->d F->F D->D.
+/// Return the element-wise square of the input. As np.square; loops: b->b B->B h->h H->H i->i I->I l->l L->L e->e
+/// E->E f->f d->d F->F D->D.
 inline constexpr lazy_function square{&detail::builtin_at<19>};
-/// Return the non-negative square-root of an array, element-wise. As np.sqrt; loops: f->f d->d F->F D->D.
+/// Return the non-negative square-root of an array, element-wise. As np.sqrt; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function sqrt{&detail::builtin_at<20>};
-/// Return the cube-root of an array, element-wise. As np.cbrt; loops: f->f d->d.
+/// Return the cube-root of an array, element-wise. As np.cbrt; loops: e->e E->E f->f d->d.
 inline constexpr lazy_function cbrt{&detail::builtin_at<21>};
 /// Returns the greatest common divisor of ``|x1|`` and ``|x2|`` As np.gcd; loops: bb->b BB->B hh->h HH->H ii->i
 /// II->I ll->l LL->L.
@@ -82,63 +82,67 @@ inline constexpr lazy_function gcd{&detail::builtin_at<22>};
 /// Returns the lowest common multiple of ``|x1|`` and ``|x2|`` As np.lcm; loops: bb->b BB->B hh->h HH->H ii->i
 /// II->I ll->l LL->L.
 inline constexpr lazy_function lcm{&detail::builtin_at<23>};
-/// Logarithm of the sum of exponentiations of the inputs. As np.logaddexp; loops: ff->f dd->d.
+/// Logarithm of the sum of exponentiations of the inputs. As np.logaddexp; loops: ee->e EE->E ff->f dd->d.
 inline constexpr lazy_function logaddexp{&detail::builtin_at<24>};
-/// Logarithm of the sum of exponentiations of the inputs in base-2. As np.logaddexp2; loops: ff->f dd->d.
+/// Logarithm of the sum of exponentiations of the inputs in base-2. As np.logaddexp2; loops: ee->e EE->E ff->f
+/// dd->d.
 inline constexpr lazy_function logaddexp2{&detail::builtin_at<25>};
 
 // exponential
-/// Calculate the exponential of all elements in the input array. As np.exp; loops: f->f d->d F->F D->D.
+/// Calculate the exponential of all elements in the input array. As np.exp; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function exp{&detail::builtin_at<26>};
-/// Calculate `2**p` for all `p` in the input array. As np.exp2; loops: f->f d->d F->F D->D.
+/// Calculate `2**p` for all `p` in the input array. As np.exp2; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function exp2{&detail::builtin_at<27>};
-/// Calculate ``exp(x) - 1`` for all elements in the array. As np.expm1; loops: f->f d->d F->F D->D.
+/// Calculate ``exp(x) - 1`` for all elements in the array. As np.expm1; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function expm1{&detail::builtin_at<28>};
-/// Natural logarithm, element-wise. As np.log; loops: f->f d->d F->F D->D.
+/// Natural logarithm, element-wise. As np.log; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function log{&detail::builtin_at<29>};
-/// Base-2 logarithm of `x`. As np.log2; loops: f->f d->d F->F D->D.
+/// Base-2 logarithm of `x`. As np.log2; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function log2{&detail::builtin_at<30>};
-/// Return the base 10 logarithm of the input array, element-wise. As np.log10; loops: f->f d->d F->F D->D.
+/// Return the base 10 logarithm of the input array, element-wise. As np.log10; loops: e->e E->E f->f d->d F->F
+/// D->D.
 inline constexpr lazy_function log10{&detail::builtin_at<31>};
-/// Return the natural logarithm of one plus the input array, element-wise. As np.log1p; loops: f->f d->d F->F D->D.
+/// Return the natural logarithm of one plus the input array, element-wise. As np.log1p; loops: e->e E->E f->f d->d
+/// F->F D->D.
 inline constexpr lazy_function log1p{&detail::builtin_at<32>};
 
 // trigonometric
-/// Trigonometric sine, element-wise. As np.sin; loops: f->f d->d F->F D->D.
+/// Trigonometric sine, element-wise. As np.sin; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function sin{&detail::builtin_at<33>};
-/// Cosine element-wise. As np.cos; loops: f->f d->d F->F D->D.
+/// Cosine element-wise. As np.cos; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function cos{&detail::builtin_at<34>};
-/// Compute tangent element-wise. As np.tan; loops: f->f d->d F->F D->D.
+/// Compute tangent element-wise. As np.tan; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function tan{&detail::builtin_at<35>};
-/// Inverse sine, element-wise. As np.arcsin; loops: f->f d->d F->F D->D.
+/// Inverse sine, element-wise. As np.arcsin; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function arcsin{&detail::builtin_at<36>};
-/// Trigonometric inverse cosine, element-wise. As np.arccos; loops: f->f d->d F->F D->D.
+/// Trigonometric inverse cosine, element-wise. As np.arccos; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function arccos{&detail::builtin_at<37>};
-/// Trigonometric inverse tangent, element-wise. As np.arctan; loops: f->f d->d F->F D->D.
+/// Trigonometric inverse tangent, element-wise. As np.arctan; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function arctan{&detail::builtin_at<38>};
-/// Element-wise arc tangent of ``x1/x2`` choosing the quadrant correctly. As np.arctan2; loops: ff->f dd->d.
+/// Element-wise arc tangent of ``x1/x2`` choosing the quadrant correctly. As np.arctan2; loops: ee->e EE->E ff->f
+/// dd->d.
 inline constexpr lazy_function arctan2{&detail::builtin_at<39>};
-/// Given the 'legs' of a right triangle, return its hypotenuse. As np.hypot; loops: ff->f dd->d.
+/// Given the 'legs' of a right triangle, return its hypotenuse. As np.hypot; loops: ee->e EE->E ff->f dd->d.
 inline constexpr lazy_function hypot{&detail::builtin_at<40>};
-/// Hyperbolic sine, element-wise. As np.sinh; loops: f->f d->d F->F D->D.
+/// Hyperbolic sine, element-wise. As np.sinh; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function sinh{&detail::builtin_at<41>};
-/// Hyperbolic cosine, element-wise. As np.cosh; loops: f->f d->d F->F D->D.
+/// Hyperbolic cosine, element-wise. As np.cosh; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function cosh{&detail::builtin_at<42>};
-/// Compute hyperbolic tangent element-wise. As np.tanh; loops: f->f d->d F->F D->D.
+/// Compute hyperbolic tangent element-wise. As np.tanh; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function tanh{&detail::builtin_at<43>};
-/// Inverse hyperbolic sine element-wise. As np.arcsinh; loops: f->f d->d F->F D->D.
+/// Inverse hyperbolic sine element-wise. As np.arcsinh; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function arcsinh{&detail::builtin_at<44>};
-/// Inverse hyperbolic cosine, element-wise. As np.arccosh; loops: f->f d->d F->F D->D.
+/// Inverse hyperbolic cosine, element-wise. As np.arccosh; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function arccosh{&detail::builtin_at<45>};
-/// Inverse hyperbolic tangent element-wise. As np.arctanh; loops: f->f d->d F->F D->D.
+/// Inverse hyperbolic tangent element-wise. As np.arctanh; loops: e->e E->E f->f d->d F->F D->D.
 inline constexpr lazy_function arctanh{&detail::builtin_at<46>};
-/// Convert angles from radians to degrees. As np.degrees; loops: f->f d->d.
+/// Convert angles from radians to degrees. As np.degrees; loops: e->e f->f d->d.
 inline constexpr lazy_function degrees{&detail::builtin_at<47>};
-/// Convert angles from degrees to radians. As np.radians; loops: f->f d->d.
+/// Convert angles from degrees to radians. As np.radians; loops: e->e f->f d->d.
 inline constexpr lazy_function radians{&detail::builtin_at<48>};
-/// Convert angles from degrees to radians. As np.deg2rad; loops: f->f d->d.
+/// Convert angles from degrees to radians. As np.deg2rad; loops: e->e E->E f->f d->d.
 inline constexpr lazy_function deg2rad{&detail::builtin_at<49>};
-/// Convert angles from radians to degrees. As np.rad2deg; loops: f->f d->d.
+/// Convert angles from radians to degrees. As np.rad2deg; loops: e->e E->E f->f d->d.
 inline constexpr lazy_function rad2deg{&detail::builtin_at<50>};
 
 // bitwise
@@ -166,80 +170,81 @@ inline constexpr lazy_function bitwise_count{&detail::builtin_at<57>};
 
 // comparison
 /// Return the truth value of (x1 > x2) element-wise. As np.greater; loops: ??->? bb->? BB->? hh->? HH->? ii->?
-/// II->? ll->? LL->? lL->? Ll->? ff->? dd->? FF->? DD->?.
+/// II->? ll->? LL->? lL->? Ll->? ee->? EE->? ff->? dd->? FF->? DD->?.
 inline constexpr lazy_function greater{&detail::builtin_at<58>};
 /// Return the truth value of (x1 >= x2) element-wise. As np.greater_equal; loops: ??->? bb->? BB->? hh->? HH->?
-/// ii->? II->? ll->? LL->? lL->? Ll->? ff->? dd->? FF->? DD->?.
+/// ii->? II->? ll->? LL->? lL->? Ll->? ee->? EE->? ff->? dd->? FF->? DD->?.
 inline constexpr lazy_function greater_equal{&detail::builtin_at<59>};
 /// Return the truth value of (x1 < x2) element-wise. As np.less; loops: ??->? bb->? BB->? hh->? HH->? ii->? II->?
-/// ll->? LL->? lL->? Ll->? ff->? dd->? FF->? DD->?.
+/// ll->? LL->? lL->? Ll->? ee->? EE->? ff->? dd->? FF->? DD->?.
 inline constexpr lazy_function less{&detail::builtin_at<60>};
 /// Return the truth value of (x1 <= x2) element-wise. As np.less_equal; loops: ??->? bb->? BB->? hh->? HH->? ii->?
-/// II->? ll->? LL->? lL->? Ll->? ff->? dd->? FF->? DD->?.
+/// II->? ll->? LL->? lL->? Ll->? ee->? EE->? ff->? dd->? FF->? DD->?.
 inline constexpr lazy_function less_equal{&detail::builtin_at<61>};
 /// Return (x1 == x2) element-wise. As np.equal; loops: ??->? bb->? BB->? hh->? HH->? ii->? II->? ll->? LL->? lL->?
-/// Ll->? ff->? dd->? FF->? DD->?.
+/// Ll->? ee->? EE->? ff->? dd->? FF->? DD->?.
 inline constexpr lazy_function equal{&detail::builtin_at<62>};
 /// Return (x1 != x2) element-wise. As np.not_equal; loops: ??->? bb->? BB->? hh->? HH->? ii->? II->? ll->? LL->?
-/// lL->? Ll->? ff->? dd->? FF->? DD->?.
+/// lL->? Ll->? ee->? EE->? ff->? dd->? FF->? DD->?.
 inline constexpr lazy_function not_equal{&detail::builtin_at<63>};
 /// Compute the truth value of x1 AND x2 element-wise. As np.logical_and; loops: ??->? bb->? BB->? hh->? HH->? ii->?
-/// II->? ll->? LL->? ff->? dd->? FF->? DD->?.
+/// II->? ll->? LL->? ee->? EE->? ff->? dd->? FF->? DD->?.
 inline constexpr lazy_function logical_and{&detail::builtin_at<64>};
 /// Compute the truth value of x1 OR x2 element-wise. As np.logical_or; loops: ??->? bb->? BB->? hh->? HH->? ii->?
-/// II->? ll->? LL->? ff->? dd->? FF->? DD->?.
+/// II->? ll->? LL->? ee->? EE->? ff->? dd->? FF->? DD->?.
 inline constexpr lazy_function logical_or{&detail::builtin_at<65>};
 /// Compute the truth value of x1 XOR x2, element-wise. As np.logical_xor; loops: ??->? bb->? BB->? hh->? HH->?
-/// ii->? II->? ll->? LL->? ff->? dd->? FF->? DD->?.
+/// ii->? II->? ll->? LL->? ee->? EE->? ff->? dd->? FF->? DD->?.
 inline constexpr lazy_function logical_xor{&detail::builtin_at<66>};
 /// Compute the truth value of NOT x element-wise. As np.logical_not; loops: ?->? b->? B->? h->? H->? i->? I->? l->?
-/// L->? f->? d->? F->? D->?.
+/// L->? e->? E->? f->? d->? F->? D->?.
 inline constexpr lazy_function logical_not{&detail::builtin_at<67>};
 /// Element-wise maximum of array elements. As np.maximum; loops: ??->? bb->b BB->B hh->h HH->H ii->i II->I ll->l
-/// LL->L ff->f dd->d FF->F DD->D.
+/// LL->L ee->e EE->E ff->f dd->d FF->F DD->D.
 inline constexpr lazy_function maximum{&detail::builtin_at<68>};
 /// Element-wise minimum of array elements. As np.minimum; loops: ??->? bb->b BB->B hh->h HH->H ii->i II->I ll->l
-/// LL->L ff->f dd->d FF->F DD->D.
+/// LL->L ee->e EE->E ff->f dd->d FF->F DD->D.
 inline constexpr lazy_function minimum{&detail::builtin_at<69>};
 /// Element-wise maximum of array elements. As np.fmax; loops: ??->? bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L
-/// ff->f dd->d FF->F DD->D.
+/// ee->e EE->E ff->f dd->d FF->F DD->D.
 inline constexpr lazy_function fmax{&detail::builtin_at<70>};
 /// Element-wise minimum of array elements. As np.fmin; loops: ??->? bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L
-/// ff->f dd->d FF->F DD->D.
+/// ee->e EE->E ff->f dd->d FF->F DD->D.
 inline constexpr lazy_function fmin{&detail::builtin_at<71>};
 
 // floating
 /// Test element-wise for finiteness (not infinity and not Not a Number). As np.isfinite; loops: ?->? b->? B->? h->?
-/// H->? i->? I->? l->? L->? f->? d->? F->? D->?.
+/// H->? i->? I->? l->? L->? e->? E->? f->? d->? F->? D->?.
 inline constexpr lazy_function isfinite{&detail::builtin_at<72>};
 /// Test element-wise for positive or negative infinity. As np.isinf; loops: ?->? b->? B->? h->? H->? i->? I->? l->?
-/// L->? f->? d->? F->? D->?.
+/// L->? e->? E->? f->? d->? F->? D->?.
 inline constexpr lazy_function isinf{&detail::builtin_at<73>};
 /// Test element-wise for NaN and return result as a boolean array. As np.isnan; loops: ?->? b->? B->? h->? H->?
-/// i->? I->? l->? L->? f->? d->? F->? D->?.
+/// i->? I->? l->? L->? e->? E->? f->? d->? F->? D->?.
 inline constexpr lazy_function isnan{&detail::builtin_at<74>};
-/// Returns element-wise True where signbit is set (less than zero). As np.signbit; loops: f->? d->?.
+/// Returns element-wise True where signbit is set (less than zero). As np.signbit; loops: e->? E->? f->? d->?.
 inline constexpr lazy_function signbit{&detail::builtin_at<75>};
-/// Change the sign of x1 to that of x2, element-wise. As np.copysign; loops: ff->f dd->d.
+/// Change the sign of x1 to that of x2, element-wise. As np.copysign; loops: ee->e EE->E ff->f dd->d.
 inline constexpr lazy_function copysign{&detail::builtin_at<76>};
-/// Return the next floating-point value after x1 towards x2, element-wise. As np.nextafter; loops: ff->f dd->d.
+/// Return the next floating-point value after x1 towards x2, element-wise. As np.nextafter; loops: ee->e EE->E
+/// ff->f dd->d.
 inline constexpr lazy_function nextafter{&detail::builtin_at<77>};
-/// Return the distance between x and the nearest adjacent number. As np.spacing; loops: f->f d->d.
+/// Return the distance between x and the nearest adjacent number. As np.spacing; loops: e->e E->E f->f d->d.
 inline constexpr lazy_function spacing{&detail::builtin_at<78>};
-/// Return the fractional and integral parts of an array, element-wise. As np.modf; loops: f->ff d->dd.
+/// Return the fractional and integral parts of an array, element-wise. As np.modf; loops: e->ee E->EE f->ff d->dd.
 inline constexpr lazy_function modf{&detail::builtin_at<79>};
-/// Decompose the elements of x into mantissa and twos exponent. As np.frexp; loops: f->fi d->di.
+/// Decompose the elements of x into mantissa and twos exponent. As np.frexp; loops: e->ei E->Ei f->fi d->di.
 inline constexpr lazy_function frexp{&detail::builtin_at<80>};
-/// Returns x1 * 2**x2, element-wise. As np.ldexp; loops: fi->f fl->f di->d dl->d.
+/// Returns x1 * 2**x2, element-wise. As np.ldexp; loops: ei->e Ei->E fi->f el->e fl->f di->d dl->d.
 inline constexpr lazy_function ldexp{&detail::builtin_at<81>};
 /// Return the floor of the input, element-wise. As np.floor; loops: ?->? b->b B->B h->h H->H i->i I->I l->l L->L
-/// f->f d->d.
+/// e->e E->E f->f d->d.
 inline constexpr lazy_function floor{&detail::builtin_at<82>};
 /// Return the ceiling of the input, element-wise. As np.ceil; loops: ?->? b->b B->B h->h H->H i->i I->I l->l L->L
-/// f->f d->d.
+/// e->e E->E f->f d->d.
 inline constexpr lazy_function ceil{&detail::builtin_at<83>};
 /// Return the truncated value of the input, element-wise. As np.trunc; loops: ?->? b->b B->B h->h H->H i->i I->I
-/// l->l L->L f->f d->d.
+/// l->l L->L e->e E->E f->f d->d.
 inline constexpr lazy_function trunc{&detail::builtin_at<84>};
 
 // NumPy's other names

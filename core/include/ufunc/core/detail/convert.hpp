@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <ufunc/core/bfloat16.hpp>
 #include <ufunc/core/config.hpp>
+#include <ufunc/core/float16.hpp>
 #if defined(__CUDACC__)
 #include <cuda/std/complex>
 #endif
@@ -29,10 +31,26 @@ struct is_complex<::cuda::std::complex<T>> : std::true_type {};
 /// complex to real drops the imaginary part, complex to bool is true when either
 /// part is nonzero, NaN and out-of-range floats to integers give the minimum of
 /// int64 truncated to the target width (what x86 NumPy builds produce).
+template <class T>
+inline constexpr bool is_half = std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>;
+
 template <class To, class From>
 UFUNC_HOST_DEVICE constexpr To convert(From v) noexcept {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (std::is_same_v<From, bfloat16_t> && std::is_same_v<To, float16_t>) {
+    // ml_dtypes' cast (through Eigen's half): a NaN becomes the quiet NaN 0x7e00 with its sign.
+    const float f = static_cast<float>(v);
+    return f != f ? To::from_bits(static_cast<std::uint16_t>(0x7e00u | (v.bits() & 0x8000u))) : To(f);
+  } else if constexpr (is_half<From>) {  // exactly a float, which converts on
+    return convert<To>(static_cast<float>(v));
+  } else if constexpr (is_half<To>) {  // rounded once from a float or a double (bfloat16: through float)
+    if constexpr (is_complex<From>::value)
+      return convert<To>(v.real());
+    else if constexpr (std::is_same_v<From, double>)
+      return To(v);
+    else
+      return To(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else if constexpr (is_complex<From>::value) {

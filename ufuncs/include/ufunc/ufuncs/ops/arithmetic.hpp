@@ -233,6 +233,34 @@ struct divide {
 using true_divide = divide;
 
 // Integer division by zero gives 0 and the divide flag; MIN // -1 gives MIN and the overflow flag.
+namespace detail {
+// ml_dtypes' divmod of floats, behind its bfloat16 floor_divide, remainder and divmod (the
+// quotient computed as well, with its flags; a zero divisor gives a signed infinity or nan
+// for the quotient and nan for the remainder, without dividing, so without flags).
+UFUNC_HOST_DEVICE inline std::tuple<float, float> ml_dtypes_divmod(float a, float b) {
+  constexpr float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  if (b == 0.0f) return {a != a || a == 0.0f ? nan : (m::signbit(a) != m::signbit(b) ? -inf : inf), nan};
+  float mod = m::fmod(a, b);
+  float div = (a - mod) / b;
+  if (mod != 0.0f) {
+    if ((b < 0.0f) != (mod < 0.0f)) {
+      mod += b;
+      div -= 1.0f;
+    }
+  } else {
+    mod = m::copysign(0.0f, b);
+  }
+  float floordiv;
+  if (div != 0.0f) {
+    floordiv = m::floor(div);
+    if (div - floordiv > 0.5f) floordiv += 1.0f;
+  } else {
+    floordiv = m::copysign(0.0f, a / b);
+  }
+  return {floordiv, mod};
+}
+}  // namespace detail
+
 struct floor_divide {
   template <integer T>
   UFUNC_HOST_DEVICE T operator()(T a, T b) const {
@@ -252,6 +280,9 @@ struct floor_divide {
     if (!b) return a / b;
     T mod;
     return detail::npy_divmod(a, b, mod);
+  }
+  UFUNC_HOST_DEVICE bfloat16_t operator()(bfloat16_t a, bfloat16_t b) const {
+    return bfloat16_t(std::get<0>(detail::ml_dtypes_divmod(static_cast<float>(a), static_cast<float>(b))));
   }
 };
 
@@ -273,6 +304,11 @@ struct remainder {
     T mod = m::fmod(a, b);
     if (b) detail::to_divisor_sign(mod, b);
     return mod;
+  }
+  UFUNC_HOST_DEVICE bfloat16_t operator()(bfloat16_t a, bfloat16_t b) const {
+    const auto [div, mod] = detail::ml_dtypes_divmod(static_cast<float>(a), static_cast<float>(b));
+    [[maybe_unused]] volatile float quotient = div;  // computed, with its flags, as ml_dtypes does
+    return bfloat16_t(mod);
   }
 };
 
@@ -314,6 +350,10 @@ struct divmod {
     const T div = detail::npy_divmod(a, b, mod);
     return {div, mod};
   }
+  UFUNC_HOST_DEVICE std::tuple<bfloat16_t, bfloat16_t> operator()(bfloat16_t a, bfloat16_t b) const {
+    const auto [div, mod] = detail::ml_dtypes_divmod(static_cast<float>(a), static_cast<float>(b));
+    return {bfloat16_t(div), bfloat16_t(mod)};
+  }
 };
 
 // Unsigned negation wraps, as in NumPy.
@@ -326,10 +366,18 @@ struct negative {
   UFUNC_HOST_DEVICE T operator()(T a) const {
     return -a;
   }
+  template <half_precision T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return half_detail::with_bits<T>(a.bits() ^ 0x8000u);
+  }
 };
 
 struct positive {
   template <detail::number T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return a;
+  }
+  template <half_precision T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
     return a;
   }
@@ -433,6 +481,10 @@ struct absolute {
   UFUNC_HOST_DEVICE T operator()(T a) const {
     return m::fabs(a);
   }
+  template <half_precision T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return half_detail::with_bits<T>(a.bits() & 0x7fffu);
+  }
   template <complex_number T>
   UFUNC_HOST_DEVICE real_type_t<T> operator()(T a) const {
     return detail::quiet_abs(a.real(), a.imag());
@@ -443,6 +495,10 @@ struct fabs {
   template <floating T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
     return m::fabs(a);
+  }
+  template <half_precision T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    return absolute{}(a);
   }
 };
 
@@ -472,6 +528,15 @@ struct sign {
   UFUNC_HOST_DEVICE T operator()(T a) const {
     return m::isgreater(a, T(0)) ? T(1) : m::isless(a, T(0)) ? T(-1) : a == 0 ? T(0) : a;
   }
+  // A nan keeps its bits; zero is +0.0 in float16 (NumPy's HALF_sign) and keeps its sign in
+  // bfloat16 (ml_dtypes' Sign).
+  template <half_precision T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    const unsigned b = a.bits();
+    if (half_detail::is_nan(a)) return a;
+    if ((b & 0x7fffu) == 0) return std::is_same_v<T, float16_t> ? T::from_bits(0) : a;
+    return T((b & 0x8000u) ? -1.0f : 1.0f);
+  }
   template <complex_number T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
     using R = real_type_t<T>;
@@ -498,12 +563,24 @@ struct heaviside {
     if (x == 0) return h0;
     return x < 0 ? T(0) : T(1);
   }
+  // Element by element: the float loop's vector form compares nan lanes, raising invalid.
+  template <half_precision T>
+  UFUNC_HOST_DEVICE T operator()(T x, T h0) const {
+    if (half_detail::is_nan(x)) return T(std::numeric_limits<float>::quiet_NaN());
+    const float f = static_cast<float>(x);
+    if (f == 0) return h0;
+    return T(f < 0 ? 0.0f : 1.0f);
+  }
 };
 
 struct conjugate {
   template <detail::number T>
   UFUNC_HOST_DEVICE T operator()(T a) const {
     if constexpr (complex_number<T>) return T{a.real(), -a.imag()};
+    return a;
+  }
+  template <half_precision T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
     return a;
   }
 };

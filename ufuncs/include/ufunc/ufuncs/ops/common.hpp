@@ -47,6 +47,11 @@ template <class T>
 concept unsigned_integer = integer<T> && std::is_unsigned_v<T>;
 template <class T>
 concept floating = std::is_floating_point_v<T>;
+/// float16 and bfloat16: computed in float by the loops (ufuncs/src/half_loops.hpp) but for the
+/// operations that define an overload for them, exact on their bits as NumPy's npy_half_*
+/// functions and ml_dtypes' functors are (and raising no flag for a NaN).
+template <class T>
+concept half_precision = std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>;
 /// bool, integers and floating point.
 template <class T>
 concept real = std::is_arithmetic_v<T>;
@@ -116,6 +121,24 @@ UFUNC_HOST_DEVICE inline void raise_fp(fp_flag f) {
   (void)f;
 #endif
 }
+
+/// The bits of the 16-bit formats, which the exact operations work on.
+namespace half_detail {
+template <half_precision T>
+inline constexpr std::uint16_t exponent_mask = std::is_same_v<T, float16_t> ? 0x7c00u : 0x7f80u;
+template <half_precision T>
+UFUNC_HOST_DEVICE constexpr bool is_nan(T a) {
+  return (a.bits() & 0x7fffu) > exponent_mask<T>;
+}
+template <half_precision T>
+UFUNC_HOST_DEVICE constexpr bool is_inf(T a) {
+  return (a.bits() & 0x7fffu) == exponent_mask<T>;
+}
+template <half_precision T>
+UFUNC_HOST_DEVICE constexpr T with_bits(unsigned b) {
+  return T::from_bits(static_cast<std::uint16_t>(b));
+}
+}  // namespace half_detail
 
 /// Signed integer arithmetic wraps in NumPy; in C++ its overflow is undefined, so
 /// it is done in the unsigned type of the same width.

@@ -108,6 +108,13 @@ struct comparison {
   UFUNC_HOST_DEVICE bool operator()(T a, T b) const {
     return Op{}(a, b);
   }
+  // Quiet, as npy_half_lt and NumPy's float loops. (ml_dtypes compares bfloat16 as floats in
+  // C++, whose flag at a nan depends on how its wheel was compiled: raised by one build, not
+  // by another; the differential tests do not compare that flag.)
+  template <half_precision T>
+  UFUNC_HOST_DEVICE bool operator()(T a, T b) const {
+    return Op{}(static_cast<float>(a), static_cast<float>(b));
+  }
   template <integer T, integer U>
   UFUNC_HOST_DEVICE bool operator()(T a, U b) const {
     const bool na = negative(a), nb = negative(b);
@@ -181,8 +188,19 @@ namespace detail {
 // the nan test is on b, so a nan loses to a number. Ties (0.0 and -0.0) go as in NumPy on x86-64: to b in real
 // maximum/minimum, to a in the complex loops; real fmax/fmin ties vary there with the SIMD path taken, and go to
 // a here, as in NumPy's one-element loop.
-template <class RealKeepA, class ComplexKeepA, bool Propagate>
+// float16 and bfloat16 compare their numbers only (no flag for a nan): ties to a in float16
+// (npy_half_ge / npy_half_le, HalfKeepA), to b in bfloat16 (ml_dtypes' strict comparison,
+// RealKeepA of maximum / minimum).
+template <class RealKeepA, class ComplexKeepA, bool Propagate, class HalfKeepA = RealKeepA,
+          class StrictKeepA = RealKeepA>
 struct extremum {
+  template <half_precision T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    if (half_detail::is_nan(Propagate ? a : b)) return a;
+    if (half_detail::is_nan(Propagate ? b : a)) return b;
+    using keep_a = std::conditional_t<std::is_same_v<T, float16_t>, HalfKeepA, StrictKeepA>;
+    return keep_a{}(static_cast<float>(a), static_cast<float>(b)) ? a : b;
+  }
   template <real T>
   UFUNC_HOST_DEVICE T operator()(T a, T b) const {
     return (ops::isnan{}(Propagate ? a : b) || RealKeepA{}(a, b)) ? a : b;
@@ -195,9 +213,13 @@ struct extremum {
 }  // namespace detail
 
 // Quiet, as NumPy's loops (they clear the flags their comparisons raise).
-struct maximum : detail::extremum<detail::op_gt, detail::lexicographic<detail::op_ge, detail::op_gt>, true> {};
-struct minimum : detail::extremum<detail::op_lt, detail::lexicographic<detail::op_le, detail::op_lt>, true> {};
-struct fmax : detail::extremum<detail::op_ge, detail::lexicographic<detail::op_ge, detail::op_gt>, false> {};
-struct fmin : detail::extremum<detail::op_le, detail::lexicographic<detail::op_le, detail::op_lt>, false> {};
+struct maximum
+    : detail::extremum<detail::op_gt, detail::lexicographic<detail::op_ge, detail::op_gt>, true, detail::op_ge> {};
+struct minimum
+    : detail::extremum<detail::op_lt, detail::lexicographic<detail::op_le, detail::op_lt>, true, detail::op_le> {};
+struct fmax : detail::extremum<detail::op_ge, detail::lexicographic<detail::op_ge, detail::op_gt>, false, detail::op_ge,
+                               detail::op_gt> {};
+struct fmin : detail::extremum<detail::op_le, detail::lexicographic<detail::op_le, detail::op_lt>, false, detail::op_le,
+                               detail::op_lt> {};
 
 }  // namespace ufunc::ops

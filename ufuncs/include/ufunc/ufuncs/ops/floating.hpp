@@ -2,7 +2,10 @@
 // spacing, modf, frexp, ldexp, floor, ceil, trunc (NumPy 2 semantics).
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <tuple>
+#include <type_traits>
 
 #include <ufunc/ufuncs/ops/common.hpp>
 
@@ -10,6 +13,10 @@ namespace ufunc::ops {
 
 // bool and integers are always finite; a complex number is nan or inf if either part is.
 struct isfinite {
+  template <half_precision T>
+  UFUNC_HOST_DEVICE bool operator()(T a) const {
+    return (a.bits() & half_detail::exponent_mask<T>) != half_detail::exponent_mask<T>;
+  }
   template <real T>
   UFUNC_HOST_DEVICE bool operator()(T a) const {
     if constexpr (floating<T>) return m::isfinite(a);
@@ -21,6 +28,10 @@ struct isfinite {
   }
 };
 struct isinf {
+  template <half_precision T>
+  UFUNC_HOST_DEVICE bool operator()(T a) const {
+    return half_detail::is_inf(a);
+  }
   template <real T>
   UFUNC_HOST_DEVICE bool operator()(T a) const {
     if constexpr (floating<T>) return m::isinf(a);
@@ -32,6 +43,10 @@ struct isinf {
   }
 };
 struct isnan {
+  template <half_precision T>
+  UFUNC_HOST_DEVICE bool operator()(T a) const {
+    return half_detail::is_nan(a);
+  }
   template <real T>
   UFUNC_HOST_DEVICE bool operator()(T a) const {
     if constexpr (floating<T>) return m::isnan(a);
@@ -48,17 +63,50 @@ struct signbit {
   UFUNC_HOST_DEVICE bool operator()(T a) const {
     return m::signbit(a);
   }
+  template <half_precision T>
+  UFUNC_HOST_DEVICE bool operator()(T a) const {
+    return (a.bits() & 0x8000u) != 0;
+  }
 };
 struct copysign {
   template <floating T>
   UFUNC_HOST_DEVICE T operator()(T a, T b) const {
     return m::copysign(a, b);
   }
+  template <half_precision T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    return half_detail::with_bits<T>((a.bits() & 0x7fffu) | (b.bits() & 0x8000u));
+  }
 };
+// The 16-bit formats step in their own bits, never through float (where the next value is
+// a float's, which rounds back to the start): float16 as npy_half_nextafter (equal values give
+// `a`, a NaN gives 0x7e00), bfloat16 as ml_dtypes' NextAfter (equal values give `b`, a NaN
+// gives 0x7fc0).
+namespace half_detail {
+template <half_precision T>
+UFUNC_HOST_DEVICE T step_toward(T a, T b) {
+  constexpr bool is_float16 = std::is_same_v<T, float16_t>;
+  const float fa = static_cast<float>(a), fb = static_cast<float>(b);
+  const std::uint16_t x = a.bits(), y = b.bits();
+  if (fa != fa || fb != fb) return T::from_bits(is_float16 ? 0x7e00u : 0x7fc0u);
+  if (fa == fb) return is_float16 ? a : b;
+  if (fa == 0.0f) return T::from_bits(static_cast<std::uint16_t>((y & 0x8000u) | 1u));
+  // Away from zero where b lies beyond a on a's side, else toward it.
+  const bool away = ((x ^ y) & 0x8000u) == 0 && (x & 0x7fffu) < (y & 0x7fffu);
+  return T::from_bits(static_cast<std::uint16_t>(away ? x + 1u : x - 1u));
+}
+}  // namespace half_detail
+
 struct nextafter {
   template <floating T>
   UFUNC_HOST_DEVICE T operator()(T a, T b) const {
     return m::nextafter(a, b);
+  }
+  template <half_precision T>
+  UFUNC_HOST_DEVICE T operator()(T a, T b) const {
+    const T r = half_detail::step_toward(a, b);
+    if (std::is_same_v<T, float16_t> && half_detail::is_inf(r) && !half_detail::is_inf(a)) raise_fp(fp_flag::overflow);
+    return r;
   }
 };
 
@@ -71,6 +119,31 @@ struct spacing {
     if (m::isinf(a)) return lim::quiet_NaN();
     if (a == T(0)) return lim::denorm_min();
     return m::nextafter(a, m::copysign(lim::infinity(), a)) - a;
+  }
+  // float16: npy_half_spacing, on the bits (its result is never negative, unlike the float
+  // and double spacing). bfloat16: ml_dtypes' Spacing, nextafter toward the infinity of
+  // a's sign minus a (exact in float; -0.0 gives the negative smallest subnormal, an
+  // infinity NaN with invalid).
+  template <half_precision T>
+  UFUNC_HOST_DEVICE T operator()(T a) const {
+    if constexpr (std::is_same_v<T, float16_t>) {
+      const unsigned h = a.bits(), e = h & 0x7c00u, sig = h & 0x03ffu;
+      if (e == 0x7c00u) {
+        raise_fp(fp_flag::invalid);
+        return half_detail::with_bits<T>(0x7e00u);
+      }
+      if (h == 0x7bffu) {
+        raise_fp(fp_flag::overflow);
+        return half_detail::with_bits<T>(0x7c00u);
+      }
+      if ((h & 0x8000u) && sig == 0)  // a negative power of two: the step below it
+        return half_detail::with_bits<T>(e > 0x2c00u ? e - 0x2c00u : e > 0x0400u ? 1u << ((e >> 10) - 2) : 1u);
+      return half_detail::with_bits<T>(e > 0x2800u ? e - 0x2800u : e > 0x0400u ? 1u << ((e >> 10) - 1) : 1u);
+    } else {
+      const T away =
+          half_detail::step_toward(a, half_detail::with_bits<T>((a.bits() & 0x8000u) | half_detail::exponent_mask<T>));
+      return T(static_cast<float>(away) - static_cast<float>(a));
+    }
   }
 };
 

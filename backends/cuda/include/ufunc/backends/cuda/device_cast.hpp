@@ -19,7 +19,8 @@ namespace ufunc::backends::cuda {
 namespace cast_traits {
 
 template <class T>
-constexpr bool is_inexact_v = std::is_floating_point_v<T> || ufunc::detail::is_complex<T>::value;
+constexpr bool is_inexact_v =
+    std::is_floating_point_v<T> || ufunc::detail::is_half<T> || ufunc::detail::is_complex<T>::value;
 
 template <class T>
 struct real_type {
@@ -39,8 +40,17 @@ constexpr bool to_integer_v = is_inexact_v<From>&& std::is_integral_v<To> && !st
 template <class From, class To>
 constexpr bool narrows_v = is_inexact_v<From>&& is_inexact_v<To> && sizeof(typename real_type<From>::type) == 8 &&
                            sizeof(typename real_type<To>::type) == 4;
+// Rounding to float16 reports overflow and underflow in software (NumPy's
+// npy_floatbits_to_halfbits); to bfloat16, a double is rounded to float first, with that
+// rounding's flags (ml_dtypes' conversion; the bfloat16 rounding itself raises none).
 template <class From, class To>
-constexpr bool may_raise_v = to_integer_v<From, To> || narrows_v<From, To>;
+constexpr bool to_float16_v = std::is_same_v<To, float16_t> && !std::is_same_v<From, bool> && !std::is_same_v<From, To>;
+template <class From, class To>
+constexpr bool double_to_bfloat16_v = std::is_same_v<To, bfloat16_t>&& is_inexact_v<From> &&
+                                      sizeof(typename real_type<From>::type) == 8;
+template <class From, class To>
+constexpr bool may_raise_v =
+    to_integer_v<From, To> || narrows_v<From, To> || to_float16_v<From, To> || double_to_bfloat16_v<From, To>;
 
 template <class T>
 __device__ __forceinline__ double real_of(const T& v) {
@@ -90,6 +100,11 @@ struct fp_rule<convert_op<To, From>> {
       if constexpr (ufunc::detail::is_complex<From>::value && ufunc::detail::is_complex<To>::value)
         f |= narrowed(static_cast<double>(v.imag()), static_cast<float>(r.imag()));
       return f;
+    } else if constexpr (to_float16_v<From, To>) {
+      const auto s = half_bits::narrowing_flags(real_of(v), r.bits());
+      return (s.overflow ? fpe::overflow : 0u) | (s.underflow ? fpe::underflow : 0u);
+    } else if constexpr (double_to_bfloat16_v<From, To>) {
+      return narrowed(real_of(v), static_cast<float>(real_of(v)));
     } else {
       return 0u;
     }

@@ -20,6 +20,8 @@
 
 #include <cuda/std/complex>
 
+#include <ufunc/core/detail/convert.hpp>
+#include <ufunc/core/detail/half_in_float.hpp>
 #include <ufunc/core/device_call.hpp>
 
 namespace ufunc::backends::cuda {
@@ -44,6 +46,8 @@ __device__ __forceinline__ bool any_nan(const T& x) {
     return x.real() != x.real() || x.imag() != x.imag();
   else if constexpr (std::is_floating_point_v<T>)
     return x != x;
+  else if constexpr (::ufunc::detail::is_half<T>)
+    return static_cast<float>(x) != static_cast<float>(x);
   else
     return false;
 }
@@ -53,6 +57,8 @@ __device__ __forceinline__ bool any_inf(const T& x) {
     return ::isinf(x.real()) || ::isinf(x.imag());
   else if constexpr (std::is_floating_point_v<T>)
     return ::isinf(x);
+  else if constexpr (::ufunc::detail::is_half<T>)
+    return ::isinf(static_cast<float>(x));
   else
     return false;
 }
@@ -132,10 +138,30 @@ struct fp_rule {
 template <class Op>
 struct flags_show_in_result : std::false_type {};
 
+/// The rule of a 16-bit loop that Op computes on the 16-bit values themselves (nextafter,
+/// spacing, the sign, comparison and extremum operations, bfloat16's floored division): the
+/// generic rule on them, unless Op specializes it (ufuncs/src/device_fp_rules.hpp). Loops that
+/// compute in float (ufunc::detail::half_in_float) keep the operation's own rule instead.
+template <class Op>
+struct half_rule {
+  template <class R, class... A>
+  __device__ static unsigned flags(const R& r, const A&... a) {
+    return fp::generic(r, a...);
+  }
+};
+
+template <class Op>
+struct computes_in_float : std::false_type {};
+template <class Op, class Sig>
+struct computes_in_float<::ufunc::detail::half_in_float<Op, Sig>> : std::true_type {};
+
 /// The fpe bits of one element.
 template <class Op, class R, class... A>
 __device__ __forceinline__ unsigned fp_flags_of(const R& r, const A&... a) {
-  return fp_rule<Op>::flags(r, a...);
+  if constexpr ((::ufunc::detail::is_half<A> || ...) && !computes_in_float<Op>::value)
+    return half_rule<Op>::flags(r, a...);
+  else
+    return fp_rule<Op>::flags(r, a...);
 }
 
 /// Adds `flags` to the call's slot. The tag word (device memory, hot in L2) keeps
@@ -172,5 +198,64 @@ __device__ __forceinline__ void report_fp_warp(const device_fp_sink& s, unsigned
 #endif
   if ((threadIdx.x & 31u) == 0) report_fp(s, flags);
 }
+
+/// A float16 / bfloat16 loop computed in float (ufunc::detail::half_in_float): NumPy's flags are
+/// the float computation's (the operation's own rule) and float16's rounding (overflow,
+/// underflow); bfloat16's rounding raises none (ml_dtypes).
+template <class Op, class R, class... A>
+struct fp_rule<ufunc::detail::half_in_float<Op, R(A...)>> {
+  template <class Result, class... In>
+  __device__ static unsigned flags(const Result& r, const In&... a) {
+    using ufunc::detail::widen;
+    // A normal finite 16-bit result raised nothing (a flag comes with an infinite, nan or tiny
+    // result): one integer test, which the warp nearly always passes together.
+    if constexpr (!fp::several_outputs<R>::value)
+      if (normal_finite(r)) return 0u;
+    if constexpr (!std::is_default_constructible_v<Op>) {
+      return fp::generic(r, a...);  // a user's functor with state: the generic rule on the 16-bit values
+    } else {
+      return flags_in_float(r, a...);
+    }
+  }
+
+ private:
+  template <class Result, class... In>
+  __device__ static unsigned flags_in_float(const Result& r, const In&... a) {
+    using ufunc::detail::widen;
+    const auto wide = Op{}(widen(a)...);  // computed again: only where flags are gathered
+    unsigned f = fp_rule<Op>::flags(wide, widen(a)...);
+    if constexpr (fp::several_outputs<R>::value) {
+      [&]<std::size_t... O>(std::index_sequence<O...>) {
+        ((f |= rounding_flags<std::tuple_element_t<O, R>>(std::get<O>(wide), std::get<O>(r))), ...);
+      }
+      (std::make_index_sequence<std::tuple_size_v<R>>{});
+    } else {
+      f |= rounding_flags<R>(wide, r);
+    }
+    return f;
+  }
+
+  // float16's rounding of the float result (npy_floatbits_to_halfbits): overflow, underflow.
+  template <class T, class W, class V>
+  __device__ static unsigned rounding_flags(const W& wide, const V& r) {
+    if constexpr (std::is_same_v<T, float16_t>) {
+      const auto s = half_bits::narrowing_flags(static_cast<double>(wide), r.bits());
+      return (s.overflow ? fpe::overflow : 0u) | (s.underflow ? fpe::underflow : 0u);
+    } else {
+      return 0u;
+    }
+  }
+
+  template <class V>
+  __device__ static bool normal_finite(const V& r) {
+    if constexpr (::ufunc::detail::is_half<V>) {
+      constexpr unsigned exponent = std::is_same_v<V, float16_t> ? 0x7c00u : 0x7f80u;
+      const unsigned e = r.bits() & exponent;
+      return e != 0 && e != exponent;
+    } else {
+      return false;  // a bool or integer result (comparisons, frexp's exponent): classified
+    }
+  }
+};
 
 }  // namespace ufunc::backends::cuda

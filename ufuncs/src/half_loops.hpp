@@ -1,0 +1,260 @@
+// The host loops of the float16 and bfloat16 signatures: computed in float and rounded once,
+// as NumPy computes float16 and ml_dtypes bfloat16. A loop converts a block of each 16-bit
+// operand into a float buffer (F16C on the AVX2 and AVX-512 builds), runs the float32
+// loop of the same functor over the block (vectorized as that loop is), and rounds the
+// float outputs back: numexpr's blocked evaluation, with the float32 kernels unchanged.
+// Functors that define an overload for the 16-bit type itself (nextafter, spacing) run it
+// element by element instead. Included by kernels_arch.cpp only: everything here lives in
+// that file's namespace of the instruction set, so the linker never merges an F16C copy of a
+// conversion with the baseline's (UFUNC_ARCH_NAMESPACE).
+#pragma once
+
+#include <algorithm>
+#include <cfenv>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
+#include <type_traits>
+
+#include <ufunc/backends/cpu/loops.hpp>
+#include <ufunc/backends/cpu/reduce.hpp>
+#include <ufunc/core/bfloat16.hpp>
+#include <ufunc/core/detail/convert.hpp>
+#include <ufunc/core/detail/streaming.hpp>
+#include <ufunc/core/float16.hpp>
+#include <ufunc/core/loop.hpp>
+
+#if defined(UFUNC_ARCH_AVX2) || defined(UFUNC_ARCH_AVX512BW)
+#include <immintrin.h>
+#define UFUNC_HALF_F16C 1
+#endif
+
+#if !defined(UFUNC_ARCH_NAMESPACE)
+#error "half_loops.hpp is included by kernels_arch.cpp, compiled once per instruction set"
+#endif
+
+namespace ufunc::ufuncs::UFUNC_ARCH_NAMESPACE::half_loops {
+
+using ufunc::bfloat16_t;
+using ufunc::float16_t;
+using ufunc::detail::is_half;
+
+template <class T>
+using widened = std::conditional_t<is_half<T>, float, T>;
+
+template <class Sig>
+struct signature_info;
+template <class R, class... A>
+struct signature_info<R(A...)> {
+  using outputs = std::tuple<R>;
+  using wide = widened<R>(widened<A>...);
+  static constexpr bool any_half = (is_half<R> || ... || is_half<A>);
+  using operands = std::tuple<A..., R>;
+};
+template <class... R, class... A>
+struct signature_info<std::tuple<R...>(A...)> {
+  using wide = std::tuple<widened<R>...>(widened<A>...);
+  static constexpr bool any_half = ((is_half<R> || ...) || ... || is_half<A>);
+  using operands = std::tuple<A..., R...>;
+};
+
+/// Whether Sig has a float16 or bfloat16 operand.
+template <class Sig>
+inline constexpr bool has_half = signature_info<Sig>::any_half;
+
+/// Whether F computes Sig's 16-bit values itself (else the loop computes in float).
+template <class F, class Sig>
+inline constexpr bool native_half = false;
+template <class F, class R, class... A>
+inline constexpr bool native_half<F, R(A...)> = std::is_invocable_r_v<R, const F&, A...>;
+
+constexpr std::int64_t block = 512;
+
+// 16-bit values (step in bytes) -> n floats, exactly.
+template <class T>
+void widen(const char* src, std::int64_t step, float* dst, std::int64_t n) {
+  std::int64_t i = 0;
+  if constexpr (std::is_same_v<T, bfloat16_t>) {
+    if (step == 2) {  // the compiler vectorizes the shift
+      for (; i < n; ++i) {
+        std::uint16_t b;
+        std::memcpy(&b, src + 2 * i, 2);
+        const std::uint32_t f = static_cast<std::uint32_t>(b) << 16;
+        std::memcpy(dst + i, &f, 4);
+      }
+      return;
+    }
+  }
+#if defined(UFUNC_HALF_F16C)
+  if constexpr (std::is_same_v<T, float16_t>) {
+    if (step == 2)
+      for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i))));
+  }
+#endif
+  for (; i < n; ++i) {
+    T v;
+    std::memcpy(&v, src + i * step, 2);
+    dst[i] = static_cast<float>(v);
+  }
+}
+
+// n floats -> 16-bit values, rounded to nearest even; float16 reports overflow and
+// underflow as NumPy's conversion does (F16C's conversion raises them in hardware).
+template <class T>
+void narrow(const float* src, char* dst, std::int64_t step, std::int64_t n) {
+  bool overflow = false, underflow = false;
+  const auto one = [&](std::int64_t k) {
+    const T v(src[k]);
+    if constexpr (std::is_same_v<T, float16_t>) {
+      const auto s = ufunc::half_bits::narrowing_flags(src[k], v.bits());
+      overflow |= s.overflow;
+      underflow |= s.underflow;
+    }
+    std::memcpy(dst + k * step, &v, 2);
+  };
+  std::int64_t i = 0;
+#if defined(UFUNC_HALF_F16C)
+  // The instruction raises NumPy's overflow and underflow itself (and invalid for a signaling
+  // NaN, which NumPy's conversion quiets without a flag). Plain stores: non-temporal ones per
+  // block (with their fence) ran at half the speed on the 2-core VM.
+  if constexpr (std::is_same_v<T, float16_t>) {
+    if (step == 2) {
+      for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+  }
+#endif
+  if constexpr (std::is_same_v<T, bfloat16_t>) {
+    if (step == 2) {  // branch-free rounding on the bits, which the compiler vectorizes
+      for (; i < n; ++i) {
+        std::uint32_t f;
+        std::memcpy(&f, src + i, 4);
+        const std::uint32_t rounded = (f + 0x7fffu + ((f >> 16) & 1u)) >> 16;
+        const std::uint32_t nan = ((f >> 16) & 0x8000u) | 0x7fc0u;
+        const auto b = static_cast<std::uint16_t>((f & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+        std::memcpy(dst + 2 * i, &b, 2);
+      }
+      return;
+    }
+  }
+  for (; i < n; ++i) one(i);
+  if (overflow) std::feraiseexcept(FE_OVERFLOW);
+  if (underflow) std::feraiseexcept(FE_UNDERFLOW);
+}
+
+template <class Arch, class F, class Sig>
+struct widened_loop;
+
+template <class Arch, class F, class Sig>
+requires has_half<Sig>
+struct widened_loop<Arch, F, Sig> {
+  using info = signature_info<Sig>;
+  using operands = typename info::operands;
+  static constexpr std::size_t nargs = std::tuple_size_v<operands>;
+
+  static void run(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data) {
+    run_impl(args, n, steps, data, std::make_index_sequence<nargs>{});
+  }
+
+ private:
+  template <std::size_t... I>
+  static void run_impl(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data,
+                       std::index_sequence<I...>) {
+    constexpr std::size_t inputs = input_count(static_cast<Sig*>(nullptr));
+    alignas(64) float buf[nargs][block];
+    const ufunc::inner_loop_fn wide = ufunc::backends::cpu::inner_loop<typename info::wide, F, Arch>;
+    const bool stream = ufunc::detail::stream_stores;
+    constexpr bool buffered_output = ((I >= inputs && is_half<std::tuple_element_t<I, operands>>) || ...);
+    for (std::int64_t off = 0; off < n; off += block) {
+      const std::int64_t m = std::min(block, n - off);
+      char* ptr[nargs];
+      std::int64_t st[nargs];
+      (
+          [&] {
+            using T = std::tuple_element_t<I, operands>;
+            char* at = args[I] + off * steps[I];
+            if constexpr (is_half<T>) {
+              ptr[I] = reinterpret_cast<char*>(buf[I]);
+              st[I] = sizeof(float);
+              if (I < inputs) {
+                if (steps[I] == 0) {  // a broadcast scalar stays one, for the float loop's fast path
+                  widen<T>(at, 0, buf[I], 1);
+                  st[I] = 0;
+                } else {
+                  widen<T>(at, steps[I], buf[I], m);
+                }
+              }
+            } else {
+              ptr[I] = at;
+              st[I] = steps[I];
+            }
+          }(),
+          ...);
+      {
+        // The float loop writes the block's buffers, which must stay in the cache: never with
+        // the non-temporal stores a large call asks for (narrow() streams the real output).
+        const ufunc::detail::stream_stores_scope cached(stream && !buffered_output);
+        wide(ptr, m, st, data);
+      }
+      (
+          [&] {
+            using T = std::tuple_element_t<I, operands>;
+            if constexpr (is_half<T>)
+              if (I >= inputs) narrow<T>(buf[I], args[I] + off * steps[I], steps[I], m);
+          }(),
+          ...);
+    }
+  }
+
+  template <class R, class... A>
+  static constexpr std::size_t input_count(R (*)(A...)) {
+    return sizeof...(A);
+  }
+};
+
+/// The inner loop of a 16-bit signature: the functor's own where it has one, else in float.
+template <class Sig, class F, class Arch>
+constexpr ufunc::inner_loop_fn half_inner_loop() {
+  if constexpr (native_half<F, Sig>)
+    return ufunc::backends::cpu::inner_loop<Sig, F, Arch>;
+  else
+    return &widened_loop<Arch, F, Sig>::run;
+}
+
+/// The fold of a T(T, T) loop of a 16-bit T. float16's add, subtract, multiply and
+/// divide accumulate in float and round once per run (NumPy's HALF_add reduce, pairwise
+/// for add); every other fold (bfloat16's all, as ml_dtypes' plain loops) rounds at
+/// each step.
+template <class T, class F, class Arch, bool AccumulateInFloat, bool Pairwise>
+void half_reduce(char* acc, const char* in, std::int64_t n, std::int64_t step, const void* data) {
+  const F& f = *static_cast<const F*>(data);
+  T a;
+  std::memcpy(&a, acc, 2);
+  if constexpr (AccumulateInFloat) {
+    float wide = static_cast<float>(a);
+    alignas(64) float buf[block];
+    for (std::int64_t off = 0; off < n; off += block) {
+      const std::int64_t m = std::min(block, n - off);
+      widen<T>(in + off * step, step, buf, m);
+      ufunc::backends::cpu::reduce_loop<float(float, float), F, Arch, Pairwise>(
+          reinterpret_cast<char*>(&wide), reinterpret_cast<const char*>(buf), m, sizeof(float), data);
+    }
+    narrow<T>(&wide, acc, 2, 1);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) {
+      T x;
+      std::memcpy(&x, in + i * step, 2);
+      if constexpr (native_half<F, T(T, T)>) {
+        a = f(a, x);
+      } else {
+        const float r = f(static_cast<float>(a), static_cast<float>(x));
+        narrow<T>(&r, reinterpret_cast<char*>(&a), 2, 1);
+      }
+    }
+    std::memcpy(acc, &a, 2);
+  }
+}
+
+}  // namespace ufunc::ufuncs::UFUNC_ARCH_NAMESPACE::half_loops
