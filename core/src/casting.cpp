@@ -117,8 +117,9 @@ dtype promote_types(dtype a, dtype b) noexcept {
   if (a == b) return a;  // the common case, without the search
   // Type ids are ordered so that the first dtype both cast to safely is the
   // smallest common one, which is NumPy's answer for every pair of these dtypes
-  // (but bfloat16 with float16 or an integer wider than a byte, where NumPy finds
-  // no common dtype and a ufunc's loop search picks float32, as here).
+  // (but bfloat16 with float16 or an integer wider than a byte, where NumPy's
+  // promote_types finds no common dtype; this gives what a ufunc's loop search finds
+  // there: float32, or float64 with the 32- and 64-bit integers).
   for (int i = 0; i < dtype::count; ++i) {
     const auto t = dtype::from_index(i);
     if (can_cast_safely(a, t) && can_cast_safely(b, t)) return t;
