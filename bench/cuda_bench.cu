@@ -70,21 +70,7 @@ void check_cuda(cudaError_t e, const char* what, const char* file, int line) {
 }
 #define CUDA_CHECK(expr) check_cuda((expr), #expr, __FILE__, __LINE__)
 
-template <class T>
-struct device_buffer {
-  T* ptr = nullptr;
-  std::int64_t count = 0;
-  explicit device_buffer(std::int64_t n) : count(n) {
-    CUDA_CHECK(cudaMalloc(&ptr, static_cast<std::size_t>(n) * sizeof(T)));
-  }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  device_buffer(device_buffer&& o) noexcept : ptr(std::exchange(o.ptr, nullptr)), count(o.count) {}
-  ~device_buffer() {
-    if (ptr) (void)cudaFree(ptr);  // cudaFree synchronizes; buffers die between cases, never while timing
-  }
-  [[nodiscard]] std::size_t bytes() const { return static_cast<std::size_t>(count) * sizeof(T); }
-};
+using bench::device_buffer;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Inputs. Each value is an exact product plus one addition, so a fused multiply-add on the device gives the same

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #if defined(__CUDACC__)
@@ -54,6 +55,23 @@ inline void cuda_check(cudaError_t e, const char* what) {
   std::fprintf(stderr, "%s failed: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
   std::exit(2);
 }
+
+/// n elements of T in device memory, freed on destruction.
+template <class T>
+struct device_buffer {
+  T* ptr = nullptr;
+  std::int64_t count = 0;
+  explicit device_buffer(std::int64_t n) : count(n) {
+    cuda_check(cudaMalloc(&ptr, static_cast<std::size_t>(n) * sizeof(T)), "cudaMalloc");
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  device_buffer(device_buffer&& o) noexcept : ptr(std::exchange(o.ptr, nullptr)), count(o.count) {}
+  ~device_buffer() {
+    if (ptr) (void)cudaFree(ptr);  // cudaFree synchronizes; buffers die between cases, never while timing
+  }
+  [[nodiscard]] std::size_t bytes() const { return static_cast<std::size_t>(count) * sizeof(T); }
+};
 
 struct device_info {
   cudaDeviceProp prop;

@@ -128,21 +128,7 @@ __global__ void fill_inputs(T* a, T* b, std::int64_t n) {
   }
 }
 
-template <class T>
-struct device_buffer {
-  T* ptr = nullptr;
-  std::int64_t count = 0;
-  explicit device_buffer(std::int64_t n) : count(n) {
-    CUDA_CHECK(cudaMalloc(&ptr, static_cast<std::size_t>(n) * sizeof(T)));
-  }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  device_buffer(device_buffer&& o) noexcept : ptr(std::exchange(o.ptr, nullptr)), count(o.count) {}
-  ~device_buffer() {
-    if (ptr) (void)cudaFree(ptr);  // synchronizes; buffers die between cases, never while timing
-  }
-  [[nodiscard]] std::size_t bytes() const { return static_cast<std::size_t>(count) * sizeof(T); }
-};
+using bench::device_buffer;
 
 ufunc::array device_view(void* p, ufunc::dtype t, std::int64_t n) {
   return ufunc::array(p, t, {n}, {}, {}, ufunc::device::cuda(0));
