@@ -144,20 +144,38 @@ void narrow(const float* src, char* dst, std::int64_t step, std::int64_t n) {
   if (underflow) std::feraiseexcept(FE_UNDERFLOW);
 }
 
+#if defined(UFUNC_HALF_F16C)
+// A register of 16-bit values at a time (16 lanes on AVX-512, 8 on AVX2), for a loop whose
+// operands are all one 16-bit type and contiguous: no block buffers (the same conversions and
+// the same float operation, so the same bits and flags as the blocked path).
 #if defined(UFUNC_ARCH_AVX512BW)
-// 16 lanes at a time in registers, for a loop whose operands are all one 16-bit type and
-// contiguous: no block buffers (the same conversions and the same float operation, so the
-// same bits and flags as the blocked path).
+using wide_register = __m512;
+inline constexpr std::int64_t lanes = 16;
+#else
+using wide_register = __m256;
+inline constexpr std::int64_t lanes = 8;
+#endif
+
 template <class T>
-UFUNC_ALWAYS_INLINE __m512 load16(const char* p) {
+UFUNC_ALWAYS_INLINE wide_register load_lanes(const char* p) {
+#if defined(UFUNC_ARCH_AVX512BW)
   const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   if constexpr (std::is_same_v<T, float16_t>)
     return _mm512_cvtph_ps(h);
   else
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+#else
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  if constexpr (std::is_same_v<T, float16_t>)
+    return _mm256_cvtph_ps(h);
+  else
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+#endif
 }
+
 template <class T, bool Stream = false>
-UFUNC_ALWAYS_INLINE void store16(char* p, __m512 v) {
+UFUNC_ALWAYS_INLINE void store_lanes(char* p, wide_register v) {
+#if defined(UFUNC_ARCH_AVX512BW)
   __m256i h;
   if constexpr (std::is_same_v<T, float16_t>) {
     h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
@@ -175,6 +193,27 @@ UFUNC_ALWAYS_INLINE void store16(char* p, __m512 v) {
     _mm256_stream_si256(reinterpret_cast<__m256i*>(p), h);
   else
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), h);
+#else
+  __m128i h;
+  if constexpr (std::is_same_v<T, float16_t>) {
+    h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+  } else {
+    const __m256i f = _mm256_castps_si256(v), top = _mm256_srli_epi32(f, 16);
+    const __m256i rounded = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(f, _mm256_set1_epi32(0x7fff)), _mm256_and_si256(top, _mm256_set1_epi32(1))),
+        16);
+    // |f| > infinity's bits: a signed comparison is right, both sides being below 2^31.
+    const __m256i nan =
+        _mm256_cmpgt_epi32(_mm256_and_si256(f, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+    const __m256i quiet = _mm256_or_si256(_mm256_and_si256(top, _mm256_set1_epi32(0x8000)), _mm256_set1_epi32(0x7fc0));
+    const __m256i r = _mm256_blendv_epi8(rounded, quiet, nan);  // 32-bit lanes below 2^16: packus keeps them
+    h = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08));
+  }
+  if constexpr (Stream)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(p), h);
+  else
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), h);
+#endif
 }
 #endif
 
@@ -202,21 +241,23 @@ struct widened_loop<Arch, F, Sig> {
     const bool stream = ufunc::detail::stream_stores;
     constexpr bool buffered_output = ((I >= inputs && is_half<std::tuple_element_t<I, operands>>) || ...);
     std::int64_t done = 0;
-#if defined(UFUNC_ARCH_AVX512BW)
+#if defined(UFUNC_HALF_F16C)
     using T0 = std::tuple_element_t<0, operands>;
     using B = xsimd::batch<float, Arch>;
     if constexpr (nargs == inputs + 1 && (std::is_same_v<std::tuple_element_t<I, operands>, T0> && ...) &&
-                  ufunc::backends::cpu::is_vectorizable<F, typename info::wide, Arch> && B::size == 16) {
+                  ufunc::backends::cpu::is_vectorizable<F, typename info::wide, Arch> && B::size == lanes) {
       if (((steps[I] == 2) && ...)) {
         const F& f = *static_cast<const F*>(data);
         const auto in = std::make_index_sequence<inputs>{};
-        if (stream && reinterpret_cast<std::uintptr_t>(args[inputs]) % 32 == 0) {
+        constexpr std::int64_t bytes = 2 * lanes;
+        if (stream && reinterpret_cast<std::uintptr_t>(args[inputs]) % bytes == 0) {
           // A large result around the cache (the executor's streaming stores, as the float32 loop's).
-          for (; done + 16 <= n; done += 16)
-            store16<T0, true>(args[inputs] + 2 * done, call16<T0, B>(f, args, done, in));
+          for (; done + lanes <= n; done += lanes)
+            store_lanes<T0, true>(args[inputs] + 2 * done, call_lanes<T0, B>(f, args, done, in));
           _mm_sfence();
         } else {
-          for (; done + 16 <= n; done += 16) store16<T0>(args[inputs] + 2 * done, call16<T0, B>(f, args, done, in));
+          for (; done + lanes <= n; done += lanes)
+            store_lanes<T0>(args[inputs] + 2 * done, call_lanes<T0, B>(f, args, done, in));
         }
       }
     }
@@ -262,10 +303,11 @@ struct widened_loop<Arch, F, Sig> {
     }
   }
 
-#if defined(UFUNC_ARCH_AVX512BW)
+#if defined(UFUNC_HALF_F16C)
   template <class T, class B, std::size_t... K>
-  static UFUNC_ALWAYS_INLINE __m512 call16(const F& f, char* const* args, std::int64_t at, std::index_sequence<K...>) {
-    return static_cast<__m512>(B(f(B(load16<T>(args[K] + 2 * at))...)));
+  static UFUNC_ALWAYS_INLINE wide_register call_lanes(const F& f, char* const* args, std::int64_t at,
+                                                      std::index_sequence<K...>) {
+    return static_cast<wide_register>(B(f(B(load_lanes<T>(args[K] + 2 * at))...)));
   }
 #endif
 
