@@ -149,9 +149,11 @@ def write_handles():
         out.append(f"inline constexpr lazy_function {alias}{{&detail::builtin_at<{number[name]}>}};")
     out += ["", f"inline constexpr int builtin_count = {len(number)};", "",
             "/// Every built-in ufunc, in the order above (aliases not repeated).",
+            "// The names as a paragraph (clang-format would lay them out in columns).",
+            "// clang-format off",
             "inline constexpr lazy_function builtin_list[] = {"]
     out += textwrap.wrap(", ".join(number) + "};", 116, initial_indent="    ", subsequent_indent="    ")
-    out += ["", "}  // namespace ufunc"]
+    out += ["// clang-format on", "", "}  // namespace ufunc"]
     with open(HEADER, "w") as f:
         f.write("\n".join(out) + "\n")
 

@@ -111,9 +111,8 @@ struct arg_info<std::array<T, N>> {
 };
 
 template <class A>
-inline constexpr bool is_typed_arg =
-    arg_info<A>::kind == arg_kind::typed_array ||
-    (arg_info<A>::kind == arg_kind::weak_scalar && is_weak_scalar_type<A>);
+inline constexpr bool is_typed_arg = arg_info<A>::kind == arg_kind::typed_array ||
+                                     (arg_info<A>::kind == arg_kind::weak_scalar && is_weak_scalar_type<A>);
 
 template <class T>
 constexpr int weak_rank() {
@@ -152,6 +151,8 @@ constexpr bool arg_fits() {
 
 template <class Sig, class... A>
 struct sig_accepts : std::false_type {};
+// clang-format 14 would join the requires-clause onto the declaration.
+// clang-format off
 template <class R, class... P, class... A>
   requires(sizeof...(P) == sizeof...(A))
 struct sig_accepts<R(P...), A...> : std::bool_constant<(arg_fits<A, P>() && ...)> {};
@@ -160,9 +161,11 @@ template <class List, class... A>
 struct first_match {
   using type = void;
 };
+// clang-format on
 template <class S, class... Rest, class... A>
 struct first_match<signatures<S, Rest...>, A...> {
-  using type = std::conditional_t<sig_accepts<S, A...>::value, S, typename first_match<signatures<Rest...>, A...>::type>;
+  using type =
+      std::conditional_t<sig_accepts<S, A...>::value, S, typename first_match<signatures<Rest...>, A...>::type>;
 };
 
 template <class... A>
@@ -197,9 +200,8 @@ struct typed_outputs<type_list<R...>> {
     if constexpr (sizeof...(R) == 1) {
       return type(outs[0]);
     } else {
-      return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return type(array_t<R>(outs[I])...);
-      }(std::index_sequence_for<R...>{});
+      return [&]<std::size_t... I>(std::index_sequence<I...>) { return type(array_t<R>(outs[I])...); }
+      (std::index_sequence_for<R...>{});
     }
   }
 };
@@ -252,6 +254,8 @@ class vectorized {
   [[nodiscard]] std::vector<std::string> types() const { return ufunc_.types(); }
   [[nodiscard]] std::size_t ntypes() const { return ufunc_.ntypes(); }
 
+  // clang-format 14 would join the requires-clauses onto the declarations.
+  // clang-format off
   template <class A0>
     requires(nin == 1)
   auto operator()(const A0& a0, const call_options& options = {}) const {
@@ -267,6 +271,7 @@ class vectorized {
   auto operator()(const A0& a0, const A1& a1, const A2& a2, const call_options& options = {}) const {
     return dispatch(options, a0, a1, a2);
   }
+  // clang-format on
   /// Any arity, run-time path.
   std::vector<array> call(std::span<const operand> inputs, const call_options& options = {}) const {
     call_options opts = options;

@@ -112,6 +112,8 @@ inline constexpr dtype complex128{dtype::id::complex128};
 namespace detail {
 template <class T>
 struct dtype_of_impl {};
+// One line per type, a table (clang-format would spread each over four).
+// clang-format off
 template <> struct dtype_of_impl<bool> { static constexpr dtype value = bool_; };
 template <> struct dtype_of_impl<signed char> { static constexpr dtype value = int8; };
 template <> struct dtype_of_impl<unsigned char> { static constexpr dtype value = uint8; };
@@ -125,18 +127,13 @@ template <> struct dtype_of_impl<long> { static constexpr dtype value = int64; }
 template <> struct dtype_of_impl<long long> { static constexpr dtype value = int64; };
 template <> struct dtype_of_impl<unsigned long> { static constexpr dtype value = uint64; };
 template <> struct dtype_of_impl<unsigned long long> { static constexpr dtype value = uint64; };
-template <>
-struct dtype_of_impl<float16_t> {
-  static constexpr dtype value = float16;
-};
-template <>
-struct dtype_of_impl<bfloat16_t> {
-  static constexpr dtype value = bfloat16;
-};
+template <> struct dtype_of_impl<float16_t> { static constexpr dtype value = float16; };
+template <> struct dtype_of_impl<bfloat16_t> { static constexpr dtype value = bfloat16; };
 template <> struct dtype_of_impl<float> { static constexpr dtype value = float32; };
 template <> struct dtype_of_impl<double> { static constexpr dtype value = float64; };
 template <> struct dtype_of_impl<std::complex<float>> { static constexpr dtype value = complex64; };
 template <> struct dtype_of_impl<std::complex<double>> { static constexpr dtype value = complex128; };
+// clang-format on
 
 template <class T, class = void>
 struct has_dtype : std::false_type {};
@@ -145,20 +142,22 @@ struct has_dtype<T, std::void_t<decltype(dtype_of_impl<T>::value)>> : std::true_
 }  // namespace detail
 
 /// True for the C++ types that are ufunc element types (bool, fixed-width integers,
-/// float, double, std::complex<float>, std::complex<double>). Plain `char`, whose
+/// float16_t, bfloat16_t, float, double, std::complex<float>, std::complex<double>). Plain `char`, whose
 /// signedness is implementation-defined, and `long double` are not.
 template <class T>
 inline constexpr bool is_element_type = detail::has_dtype<std::remove_cv_t<T>>::value;
 
 /// The dtype of a C++ element type.
 template <class T>
-  requires is_element_type<T>
+requires is_element_type<T>
 inline constexpr dtype dtype_of = detail::dtype_of_impl<std::remove_cv_t<T>>::value;
 
 /// Calls f(T{}) with the C++ type T of a run-time dtype; the one switch every
 /// type-generic routine uses.
 template <class F>
 decltype(auto) visit_dtype(dtype t, F&& f) {
+  // One line per dtype, a table.
+  // clang-format off
   switch (t.type_id()) {
     case dtype::id::bool_: return f(bool{});
     case dtype::id::int8: return f(std::int8_t{});
@@ -169,15 +168,14 @@ decltype(auto) visit_dtype(dtype t, F&& f) {
     case dtype::id::uint32: return f(std::uint32_t{});
     case dtype::id::int64: return f(std::int64_t{});
     case dtype::id::uint64: return f(std::uint64_t{});
-    case dtype::id::float16:
-      return f(float16_t{});
-    case dtype::id::bfloat16:
-      return f(bfloat16_t{});
+    case dtype::id::float16: return f(float16_t{});
+    case dtype::id::bfloat16: return f(bfloat16_t{});
     case dtype::id::float32: return f(float{});
     case dtype::id::float64: return f(double{});
     case dtype::id::complex64: return f(std::complex<float>{});
     case dtype::id::complex128: break;
   }
+  // clang-format on
   return f(std::complex<double>{});
 }
 

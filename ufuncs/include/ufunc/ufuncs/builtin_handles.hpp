@@ -268,6 +268,8 @@ inline constexpr lazy_function bitwise_right_shift{&detail::builtin_at<56>};
 inline constexpr int builtin_count = 85;
 
 /// Every built-in ufunc, in the order above (aliases not repeated).
+// The names as a paragraph (clang-format would lay them out in columns).
+// clang-format off
 inline constexpr lazy_function builtin_list[] = {
     add, subtract, multiply, divide, floor_divide, negative, positive, power, float_power, remainder, fmod, divmod,
     absolute, fabs, rint, sign, heaviside, conjugate, reciprocal, square, sqrt, cbrt, gcd, lcm, logaddexp,
@@ -276,5 +278,6 @@ inline constexpr lazy_function builtin_list[] = {
     bitwise_xor, invert, left_shift, right_shift, bitwise_count, greater, greater_equal, less, less_equal, equal,
     not_equal, logical_and, logical_or, logical_xor, logical_not, maximum, minimum, fmax, fmin, isfinite, isinf,
     isnan, signbit, copysign, nextafter, spacing, modf, frexp, ldexp, floor, ceil, trunc};
+// clang-format on
 
 }  // namespace ufunc
