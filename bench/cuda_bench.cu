@@ -211,16 +211,7 @@ double measure_host_enqueue(const bench_config& cfg, cudaStream_t s, const std::
   return median(us);
 }
 
-// Reports a ufunc error (wrong placement, missing loop, ...) as a note and goes on with the other cases.
-void guarded(const std::string& what, const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    ++g_failures;
-    std::printf("# error,%s: %s\n", what.c_str(), e.what());
-    std::fflush(stdout);
-  }
-}
+void guarded(const std::string& what, const std::function<void()>& body) { bench::guarded(what, body, g_failures); }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Cases.

@@ -17,6 +17,7 @@
 
 #if defined(__CUDACC__)
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
@@ -54,6 +55,18 @@ inline void cuda_check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
   std::fprintf(stderr, "%s failed: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
   std::exit(2);
+}
+
+/// Runs body; a library error (a missing loop, a wrong placement) is printed as a "# error" row and counted in
+/// `failures`, and the benchmark goes on with its other rows.
+inline void guarded(const std::string& what, const std::function<void()>& body, int& failures) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    ++failures;
+    std::printf("# error,%s: %s\n", what.c_str(), e.what());
+    std::fflush(stdout);
+  }
 }
 
 /// n elements of T in device memory, freed on destruction.

@@ -215,16 +215,7 @@ void emit(const char* op, const char* dtype, const std::string& impl, std::int64
   std::fflush(stdout);
 }
 
-// Reports a ufunc error (a missing loop, a wrong placement) as a failure and goes on with the other rows.
-void guarded(const std::string& what, const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    ++g_failures;
-    std::printf("# error,%s: %s\n", what.c_str(), e.what());
-    std::fflush(stdout);
-  }
-}
+void guarded(const std::string& what, const std::function<void()>& body) { bench::guarded(what, body, g_failures); }
 
 template <class T>
 void run_size(context& ctx, std::int64_t n, const reference<T>& ref) {

@@ -20,6 +20,7 @@
 #include <ufunc/backends/cpu/reduce.hpp>
 #include <ufunc/core/bfloat16.hpp>
 #include <ufunc/core/detail/convert.hpp>
+#include <ufunc/core/detail/half_in_float.hpp>
 #include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/float16.hpp>
 #include <ufunc/core/loop.hpp>
@@ -39,34 +40,29 @@ using ufunc::bfloat16_t;
 using ufunc::float16_t;
 using ufunc::detail::is_half;
 
-template <class T>
-using widened = std::conditional_t<is_half<T>, float, T>;
-
+// The operands of Sig in the loop's order: inputs, then outputs.
 template <class Sig>
-struct signature_info;
+struct operand_list;
 template <class R, class... A>
-struct signature_info<R(A...)> {
-  using outputs = std::tuple<R>;
-  using wide = widened<R>(widened<A>...);
-  static constexpr bool any_half = (is_half<R> || ... || is_half<A>);
-  using operands = std::tuple<A..., R>;
+struct operand_list<R(A...)> {
+  using type = std::tuple<A..., R>;
 };
 template <class... R, class... A>
-struct signature_info<std::tuple<R...>(A...)> {
-  using wide = std::tuple<widened<R>...>(widened<A>...);
-  static constexpr bool any_half = ((is_half<R> || ...) || ... || is_half<A>);
-  using operands = std::tuple<A..., R...>;
+struct operand_list<std::tuple<R...>(A...)> {
+  using type = std::tuple<A..., R...>;
 };
 
 /// Whether Sig has a float16 or bfloat16 operand.
 template <class Sig>
-inline constexpr bool has_half = signature_info<Sig>::any_half;
+inline constexpr bool has_half = ufunc::detail::has_half_operand<Sig>;
+
+/// Sig with float for its 16-bit types: the signature of the float32 loop the block runs.
+template <class Sig>
+using wide_signature = typename ufunc::detail::widened_signature<Sig>::type;
 
 /// Whether F computes Sig's 16-bit values itself (else the loop computes in float).
 template <class F, class Sig>
-inline constexpr bool native_half = false;
-template <class F, class R, class... A>
-inline constexpr bool native_half<F, R(A...)> = std::is_invocable_r_v<R, const F&, A...>;
+inline constexpr bool native_half = ufunc::backends::cpu::callable_as<F, Sig>;
 
 constexpr std::int64_t block = 512;
 
@@ -223,8 +219,7 @@ struct widened_loop;
 template <class Arch, class F, class Sig>
 requires has_half<Sig>
 struct widened_loop<Arch, F, Sig> {
-  using info = signature_info<Sig>;
-  using operands = typename info::operands;
+  using operands = typename operand_list<Sig>::type;
   static constexpr std::size_t nargs = std::tuple_size_v<operands>;
 
   static void run(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data) {
@@ -237,7 +232,7 @@ struct widened_loop<Arch, F, Sig> {
                        std::index_sequence<I...>) {
     constexpr std::size_t inputs = input_count(static_cast<Sig*>(nullptr));
     alignas(64) float buf[nargs][block];
-    const ufunc::inner_loop_fn wide = ufunc::backends::cpu::inner_loop<typename info::wide, F, Arch>;
+    const ufunc::inner_loop_fn wide = ufunc::backends::cpu::inner_loop<wide_signature<Sig>, F, Arch>;
     const bool stream = ufunc::detail::stream_stores;
     constexpr bool buffered_output = ((I >= inputs && is_half<std::tuple_element_t<I, operands>>) || ...);
     std::int64_t done = 0;
@@ -245,7 +240,7 @@ struct widened_loop<Arch, F, Sig> {
     using T0 = std::tuple_element_t<0, operands>;
     using B = xsimd::batch<float, Arch>;
     if constexpr (nargs == inputs + 1 && (std::is_same_v<std::tuple_element_t<I, operands>, T0> && ...) &&
-                  ufunc::backends::cpu::is_vectorizable<F, typename info::wide, Arch> && B::size == lanes) {
+                  ufunc::backends::cpu::is_vectorizable<F, wide_signature<Sig>, Arch> && B::size == lanes) {
       if (((steps[I] == 2) && ...)) {
         const F& f = *static_cast<const F*>(data);
         const auto in = std::make_index_sequence<inputs>{};

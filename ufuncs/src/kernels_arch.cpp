@@ -60,8 +60,8 @@ void put_half(kernel_table& table) {
   auto& k = table.loops[Index];
   k.fn = half_loops::half_inner_loop<Sig, F, arch>();
   k.data = &f;
-  k.vectorized = !half_loops::native_half<F, Sig> &&
-                 backends::cpu::is_vectorizable<F, typename half_loops::signature_info<Sig>::wide, arch>;
+  k.vectorized =
+      !half_loops::native_half<F, Sig> && backends::cpu::is_vectorizable<F, half_loops::wide_signature<Sig>, arch>;
   if constexpr (is_fold_signature<Sig>) {
     using T = typename signature_traits<Sig>::result;
     constexpr bool in_float = std::is_same_v<T, float16_t> && folds_in_float<Op>;
