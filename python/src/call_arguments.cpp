@@ -1,0 +1,202 @@
+#include "call_arguments.hpp"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+
+#include <ufunc/core/error.hpp>
+
+#include "dtypes.hpp"
+#include "results.hpp"
+
+namespace ufunc::python {
+
+namespace {
+
+constexpr std::int64_t gil_release_elements = 1 << 14;
+
+std::string keyword_error(std::string_view key, std::string_view name) {
+  return "'" + std::string(key) + "' is an invalid keyword to ufunc '" + std::string(name) + "'";
+}
+
+// A stream given as an integer handle, a CuPy stream (.ptr), a PyTorch stream (.cuda_stream) or
+// an object of the CUDA stream protocol (__cuda_stream__ -> (version, handle)).
+std::uintptr_t stream_handle(nb::handle s) {
+  if (PyLong_Check(s.ptr())) return nb::cast<std::uintptr_t>(s);
+  if (nb::hasattr(s, "__cuda_stream__")) return nb::cast<std::uintptr_t>(s.attr("__cuda_stream__")()[1]);
+  if (nb::hasattr(s, "ptr")) return nb::cast<std::uintptr_t>(s.attr("ptr"));
+  if (nb::hasattr(s, "cuda_stream")) return nb::cast<std::uintptr_t>(s.attr("cuda_stream"));
+  throw value_error(
+      "stream= must be a CUDA stream: an integer handle, or an object with __cuda_stream__, .ptr "
+      "(CuPy) or .cuda_stream (PyTorch)");
+}
+
+std::string signature_of(nb::handle value, std::optional<dtype>& dtype_out, int nin, int nout) {
+  if (PyUnicode_Check(value.ptr())) return nb::cast<std::string>(value);
+  if (!PyTuple_Check(value.ptr()) && !PyList_Check(value.ptr()))
+    throw nb::type_error("signature= must be a string ('ff->f') or a tuple of dtypes");
+  const auto items = nb::borrow<nb::sequence>(value);
+  const auto n = static_cast<int>(nb::len(items));
+  if (n != nin + nout)
+    throw value_error("signature= has " + std::to_string(n) + " dtypes; the ufunc has " + std::to_string(nin + nout) +
+                      " operands");
+  std::string codes;
+  int given = 0;
+  for (int i = 0; i < n; ++i) {
+    nb::handle item = items[static_cast<std::size_t>(i)];
+    if (item.is_none()) continue;
+    ++given;
+    if (i == nin) codes += "->";
+    codes += from_object(item).char_code();
+  }
+  if (given == n) {
+    std::string full;
+    for (int i = 0; i < n; ++i) {
+      if (i == nin) full += "->";
+      full += from_object(items[static_cast<std::size_t>(i)]).char_code();
+    }
+    return full;
+  }
+  // Only the output fixed: NumPy's dtype= for one output.
+  bool inputs_free = true;
+  for (int i = 0; i < nin; ++i) inputs_free = inputs_free && items[static_cast<std::size_t>(i)].is_none();
+  if (inputs_free && nout == 1 && given == 1) {
+    dtype_out = from_object(items[static_cast<std::size_t>(nin)]);
+    return {};
+  }
+  throw value_error("signature= with some dtypes left None is supported where only the output is given");
+}
+
+}  // namespace
+
+std::optional<target_id>& default_target() {
+  static std::optional<target_id> target;
+  return target;
+}
+
+bool parsed_call::release_gil() const noexcept {
+  const auto t = options.target.value_or(target_id::cpu);
+  return largest >= gil_release_elements || t != target_id::cpu;
+}
+
+bool parse_option(parsed_call& call, std::string_view key, nb::handle value) {
+  auto& o = call.options;
+  if (key == "dtype") {
+    if (!value.is_none()) o.dtype = from_object(value);
+  } else if (key == "casting") {
+    o.casting = casting_from_string(nb::cast<std::string>(value));
+  } else if (key == "order") {
+    if (!value.is_none()) {
+      const auto s = nb::cast<std::string>(value);
+      if (s == "K" || s == "k")
+        o.order = order::K;
+      else if (s == "A" || s == "a")
+        o.order = order::A;
+      else if (s == "C" || s == "c")
+        o.order = order::C;
+      else if (s == "F" || s == "f")
+        o.order = order::F;
+      else
+        throw value_error("order must be one of 'C', 'F', 'A', or 'K' (got '" + s + "')");
+    }
+  } else if (key == "target") {
+    if (!value.is_none()) o.target = target_from_string(nb::cast<std::string>(value));
+  } else if (key == "stream") {
+    if (!value.is_none()) {
+      const auto h = stream_handle(value);
+      o.stream.handle = reinterpret_cast<void*>(h);
+      call.context.dlpack_stream = h == 0 ? 1 : static_cast<std::int64_t>(h);
+    }
+  } else if (key == "where") {
+    if (!(PyBool_Check(value.ptr()) && value.ptr() == Py_True)) o.where = call.context.input_array(value);
+  } else if (key == "subok") {
+    // Results are base ndarrays (subclasses are not wrapped back); the argument is accepted as NumPy's.
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void choose_target(parsed_call& call) {
+  if (call.options.target) return;
+  if (default_target()) {
+    call.options.target = default_target();
+  } else if (call.context.saw_device_array()) {
+    call.options.target = target_id::cuda;
+  }
+}
+
+void parse_call(parsed_call& call, std::string_view name, int nin, int nout, const nb::args& args,
+                const nb::kwargs& kwargs, extra_keyword extra, void* extra_state) {
+  const auto n = static_cast<int>(args.size());
+  if (n < nin || n > nin + nout) {
+    throw nb::type_error((std::string(name) + "() takes from " + std::to_string(nin) + " to " +
+                          std::to_string(nin + nout) + " positional arguments but " + std::to_string(n) + " were given")
+                             .c_str());
+  }
+  // Keywords first: stream= decides how device operands are imported.
+  nb::handle out_keyword;
+  for (auto [k, v] : kwargs) {
+    const auto key = nb::cast<std::string_view>(k);
+    if (key == "out") {
+      out_keyword = v;
+    } else if (key == "stream") {
+      parse_option(call, key, v);
+    }
+  }
+  call.inputs.reserve(static_cast<std::size_t>(nin));
+  for (int i = 0; i < nin; ++i) {
+    call.inputs.push_back(call.context.input(args[static_cast<std::size_t>(i)]));
+    if (!call.inputs.back().is_scalar()) call.largest = std::max(call.largest, call.inputs.back().as_array().size());
+  }
+  // Outputs: positional, or out= (one array, or a tuple of nout).
+  std::vector<nb::handle> outs;
+  for (int i = nin; i < n; ++i) outs.push_back(args[static_cast<std::size_t>(i)]);
+  if (out_keyword.is_valid() && !out_keyword.is_none()) {
+    if (!outs.empty()) throw nb::type_error("cannot specify 'out' as both a positional and keyword argument");
+    if (PyTuple_Check(out_keyword.ptr())) {
+      const auto t = nb::borrow<nb::tuple>(out_keyword);
+      if (static_cast<int>(t.size()) != nout)
+        throw value_error("The 'out' tuple must have exactly " + std::to_string(nout) +
+                          " entries: one per ufunc output");
+      for (nb::handle h : t) outs.push_back(h);
+    } else {
+      if (nout != 1) throw nb::type_error("'out' must be a tuple of arrays for a ufunc of several outputs");
+      outs.push_back(out_keyword);
+    }
+  }
+  int given = 0;
+  for (auto h : outs) given += h.is_none() ? 0 : 1;
+  if (given > 0) {
+    if (given != static_cast<int>(outs.size()) || static_cast<int>(outs.size()) != nout)
+      throw value_error("ufunc '" + std::string(name) +
+                        "': give every output in out= or none (outputs left None are not supported)");
+    for (auto h : outs) {
+      call.options.out.push_back(call.context.output_array(h));
+      call.largest = std::max(call.largest, call.options.out.back().size());
+    }
+    call.out_given = true;
+  }
+  for (auto [k, v] : kwargs) {
+    const auto key = nb::cast<std::string_view>(k);
+    if (key == "out" || key == "stream") continue;
+    if (key == "signature") {
+      if (!v.is_none()) {
+        call.signature = signature_of(v, call.options.dtype, nin, nout);
+        call.options.signature = call.signature;
+      }
+      continue;
+    }
+    if (extra != nullptr && extra(key, v, extra_state)) continue;
+    if (!parse_option(call, key, v)) throw nb::type_error(keyword_error(key, name).c_str());
+  }
+  choose_target(call);
+}
+
+nb::object results_to_python(const std::vector<ufunc::array>& results, const parsed_call& call) {
+  if (results.size() == 1) return to_python(results[0], call.context);
+  nb::list l;
+  for (const auto& r : results) l.append(to_python(r, call.context));
+  return nb::tuple(l);
+}
+
+}  // namespace ufunc::python

@@ -1,0 +1,58 @@
+// A ufunc call's Python arguments as the library's: the operands (imported without copies), and
+// NumPy's keywords (out=, where=, dtype=, signature=, casting=, order=, subok=) with ufunc's own
+// (target=, stream=) as call_options. Shared by the ufunc, gufunc and kernel objects.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+
+#include <ufunc/core/function.hpp>
+
+#include "operands.hpp"
+
+namespace ufunc::python {
+
+namespace nb = nanobind;
+
+/// The target of calls that name none (ufunc.set_target); empty: the library's default.
+std::optional<target_id>& default_target();
+
+struct parsed_call {
+  import_context context;
+  std::vector<ufunc::operand> inputs;
+  call_options options;
+  /// The objects the caller gave as outputs (returned as they are).
+  bool out_given = false;
+  std::string signature;  // what options.signature views
+  /// Element count of the largest array operand (small calls keep the GIL: releasing it costs more).
+  std::int64_t largest = 0;
+
+  /// Whether the call's loops should run with the GIL released.
+  [[nodiscard]] bool release_gil() const noexcept;
+};
+
+/// Keyword names a caller gives besides the common ones (a gufunc's axes=, axis=, keepdims=).
+using extra_keyword = bool (*)(std::string_view name, nb::handle value, void* state);
+
+/// Parses f(*args, **kwargs) for a function of `nin` inputs and `nout` outputs named `name`:
+/// positional outputs after the inputs, or out=; the common keywords; `extra` sees the others
+/// first (returns false for names it does not know: TypeError, as NumPy).
+void parse_call(parsed_call& call, std::string_view name, int nin, int nout, const nb::args& args,
+                const nb::kwargs& kwargs, extra_keyword extra = nullptr, void* extra_state = nullptr);
+
+/// One keyword of NumPy's call options (dtype, casting, order, target, stream, where, subok) into `call`; false where
+/// `key` is none of them.
+bool parse_option(parsed_call& call, std::string_view key, nb::handle value);
+
+/// Sets the call's target where it names none: the module's default, else cuda when an operand
+/// lives on the GPU.
+void choose_target(parsed_call& call);
+
+/// The results as Python objects: one object for one output, a tuple for several.
+[[nodiscard]] nb::object results_to_python(const std::vector<ufunc::array>& results, const parsed_call& call);
+
+}  // namespace ufunc::python

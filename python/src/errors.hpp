@@ -1,0 +1,15 @@
+// The library's exceptions as NumPy raises them (ValueError for shapes, TypeError subclasses for
+// loops and casts, numpy.exceptions.AxisError, OverflowError, FloatingPointError, MemoryError), and
+// its floating-point error policies as np.seterr / np.geterr / np.seterrcall, warnings going to
+// Python's warnings module as RuntimeWarning.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace ufunc::python {
+
+namespace nb = nanobind;
+
+void bind_errors(nb::module_& m);
+
+}  // namespace ufunc::python

@@ -1,0 +1,52 @@
+// Python objects as the library's operands, without copies: NumPy arrays (and anything NumPy's
+// asarray takes), NumPy scalars (strongly typed, as 0-d arrays), Python scalars (NEP 50's weak
+// scalars), and device arrays through DLPack or __cuda_array_interface__ (CuPy, PyTorch, JAX,
+// Numba), ufunc's own device arrays included.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+
+#include <ufunc/core/function.hpp>
+
+namespace ufunc::python {
+
+namespace nb = nanobind;
+
+/// One call's imports: the Python objects behind its arrays, which results that alias them map back
+/// to, and the temporaries (asarray's copies) that live as long as the call.
+class import_context {
+ public:
+  /// The CUDA stream a call runs on, as DLPack numbers streams (1: the legacy default stream).
+  std::int64_t dlpack_stream = 1;
+
+  /// The operand for an input: weak scalars stay weak, everything else becomes an array.
+  [[nodiscard]] ufunc::operand input(nb::handle object);
+  /// The array for an input that must be an array (a method's operand, an index).
+  [[nodiscard]] ufunc::array input_array(nb::handle object);
+  /// The array for an output: written in place, so it must be an array that ufunc can write
+  /// (NumPy array, DLPack or CUDA array interface producer), never a converted copy.
+  [[nodiscard]] ufunc::array output_array(nb::handle object);
+  /// Whether any array so far lives on a CUDA device (calls without a target then run there).
+  [[nodiscard]] bool saw_device_array() const noexcept { return device_array_; }
+  /// The Python object an array came from, where `a` is exactly that array (out= results).
+  [[nodiscard]] nb::object source_of(const ufunc::array& a) const;
+  /// The Python object whose memory holds `a`'s first element (results that view an input).
+  [[nodiscard]] nb::object owner_of(const ufunc::array& a) const;
+
+ private:
+  ufunc::array import_object(nb::handle object, bool for_output);
+  ufunc::array remember(nb::handle object, ufunc::array a);
+
+  struct entry {
+    nb::object object;
+    ufunc::array array;
+  };
+  std::vector<entry> entries_;
+  bool device_array_ = false;
+};
+
+}  // namespace ufunc::python

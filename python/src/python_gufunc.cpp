@@ -1,0 +1,98 @@
+// ufunc.gufunc: the library's generalized ufuncs (matmul, vecdot, matvec, vecmat) with NumPy's call
+// signature, axes=, axis= and keepdims= included.
+#include <string>
+#include <vector>
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <ufunc/core/error.hpp>
+#include <ufunc/ufuncs/gufuncs.hpp>
+
+#include "call_arguments.hpp"
+#include "python_ufunc.hpp"
+
+namespace ufunc::python {
+
+namespace {
+
+struct python_gufunc {
+  const ufunc::gufunc::function* function;
+};
+
+// axes= (a list of tuples, one per operand), axis= and keepdims=.
+bool core_axes_keyword(std::string_view key, nb::handle value, void* state) {
+  auto& axes = *static_cast<ufunc::gufunc::core_axes*>(state);
+  if (key == "axes") {
+    if (value.is_none()) return true;
+    for (nb::handle operand : nb::borrow<nb::sequence>(value)) {
+      std::vector<int> list;
+      if (PyLong_Check(operand.ptr())) {
+        list.push_back(nb::cast<int>(operand));
+      } else {
+        for (nb::handle a : nb::borrow<nb::sequence>(operand)) list.push_back(nb::cast<int>(a));
+      }
+      axes.axes.push_back(std::move(list));
+    }
+  } else if (key == "axis") {
+    if (!value.is_none()) axes.axis = nb::cast<int>(value);
+  } else if (key == "keepdims") {
+    axes.keepdims = nb::cast<bool>(value);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+nb::object no_method(const python_gufunc& g, const char* method) {
+  throw value_error(std::string(method) + " is not defined on gufunc '" + g.function->name() + "' with signature " +
+                    g.function->signature_text() + " (as NumPy: reductions need a scalar ufunc)");
+}
+
+}  // namespace
+
+void bind_gufunc(nb::module_& m) {
+  nb::class_<python_gufunc>(m, "gufunc", nb::dynamic_attr(),
+                            "A generalized ufunc of the ufunc library (a core signature such as (n),(n)->()), "
+                            "called as NumPy's: axes=, axis= and keepdims= place the core dimensions.")
+      .def("__call__",
+           [](const python_gufunc& self, nb::args args, nb::kwargs kwargs) {
+             const auto& g = *self.function;
+             parsed_call call;
+             ufunc::gufunc::core_axes axes;
+             parse_call(call, g.name(), g.nin(), g.nout(), args, kwargs, core_axes_keyword, &axes);
+             std::vector<ufunc::array> results;
+             if (call.release_gil()) {
+               nb::gil_scoped_release unlocked;
+               results = g.call(call.inputs, call.options, axes);
+             } else {
+               results = g.call(call.inputs, call.options, axes);
+             }
+             return results_to_python(results, call);
+           })
+      .def("reduce", [](const python_gufunc& g, nb::args, nb::kwargs) { return no_method(g, "reduce"); })
+      .def("accumulate", [](const python_gufunc& g, nb::args, nb::kwargs) { return no_method(g, "accumulate"); })
+      .def("reduceat", [](const python_gufunc& g, nb::args, nb::kwargs) { return no_method(g, "reduceat"); })
+      .def("outer", [](const python_gufunc& g, nb::args, nb::kwargs) { return no_method(g, "outer"); })
+      .def("at", [](const python_gufunc& g, nb::args, nb::kwargs) { return no_method(g, "at"); })
+      .def_prop_ro("nin", [](const python_gufunc& s) { return s.function->nin(); })
+      .def_prop_ro("nout", [](const python_gufunc& s) { return s.function->nout(); })
+      .def_prop_ro("nargs", [](const python_gufunc& s) { return s.function->nin() + s.function->nout(); })
+      .def_prop_ro("ntypes", [](const python_gufunc& s) { return s.function->types().size(); })
+      .def_prop_ro("types", [](const python_gufunc& s) { return s.function->types(); })
+      .def_prop_ro("signature", [](const python_gufunc& s) { return s.function->signature_text(); })
+      .def_prop_ro("identity", [](const python_gufunc&) { return nb::none(); })
+      .def("__repr__", [](const python_gufunc& s) { return "<ufunc '" + s.function->name() + "'>"; });
+
+  m.def("builtin_gufuncs", [] {
+    nb::dict d;
+    for (const auto* g : {&matmul.get(), &vecdot.get(), &matvec.get(), &vecmat.get()}) {
+      nb::object o = nb::cast(python_gufunc{g});
+      o.attr("__name__") = g->name();
+      d[nb::str(g->name().c_str())] = o;
+    }
+    return d;
+  });
+}
+
+}  // namespace ufunc::python

@@ -1,0 +1,314 @@
+#include "python_ufunc.hpp"
+
+#include <complex>
+#include <string>
+#include <vector>
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include <ufunc/core/error.hpp>
+#include <ufunc/ufunc.hpp>
+
+#include "call_arguments.hpp"
+#include "dtypes.hpp"
+#include "numpy_api.hpp"
+#include "results.hpp"
+
+namespace ufunc::python {
+
+namespace {
+
+nb::object scalar_to_python(const weak_scalar& w) {
+  switch (w.value_kind()) {
+    case weak_scalar::kind::boolean: {
+      bool v = false;
+      w.store(bool_, &v);
+      return nb::bool_(v);
+    }
+    case weak_scalar::kind::integer: {
+      if (w.fits(int64)) {
+        std::int64_t v = 0;
+        w.store(int64, &v);
+        return nb::int_(v);
+      }
+      std::uint64_t v = 0;
+      w.store(uint64, &v);
+      return nb::int_(v);
+    }
+    case weak_scalar::kind::floating: {
+      double v = 0;
+      w.store(float64, &v);
+      return nb::float_(v);
+    }
+    case weak_scalar::kind::complex:
+      break;
+  }
+  std::complex<double> v;
+  w.store(complex128, &v);
+  return nb::steal(PyComplex_FromDoubles(v.real(), v.imag()));
+}
+
+// initial= as the library takes it: a Python scalar, or a NumPy scalar's value.
+std::optional<weak_scalar> initial_of(nb::handle value) {
+  if (value.is_none()) return std::nullopt;
+  PyObject* o = value.ptr();
+  if (PyArray_IsScalar(o, Generic) || PyArray_Check(o)) {
+    nb::object item = value.attr("item")();
+    return initial_of(item);
+  }
+  if (PyBool_Check(o)) return weak_scalar(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow == 0) return weak_scalar(static_cast<std::int64_t>(v));
+    return weak_scalar(nb::cast<std::uint64_t>(value));
+  }
+  if (PyFloat_Check(o)) return weak_scalar(PyFloat_AS_DOUBLE(o));
+  if (PyComplex_Check(o))
+    return weak_scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
+  throw nb::type_error("initial= must be a number");
+}
+
+// NumPy's axis= of reduce: an integer, a tuple of them, or None for every axis.
+ufunc::axes axes_of(nb::handle axis) {
+  if (axis.is_none()) return all_axes;
+  if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())) {
+    std::vector<int> list;
+    for (nb::handle h : nb::borrow<nb::sequence>(axis)) list.push_back(nb::cast<int>(h));
+    return ufunc::axes(std::move(list));
+  }
+  if (PyArray_IsScalar(axis.ptr(), Integer) || PyLong_Check(axis.ptr()))
+    return ufunc::axes(nb::cast<int>(nb::int_(axis)));
+  throw nb::type_error("axis must be an integer, a tuple of integers or None");
+}
+
+// Options shared by the methods: target=, stream= and (for outer) the call's keywords.
+void method_target(parsed_call& call, nb::handle target, nb::handle stream) {
+  if (!stream.is_none()) parse_option(call, "stream", stream);
+  if (!target.is_none()) parse_option(call, "target", target);
+  choose_target(call);
+}
+
+std::string call_doc(const ufunc::function& f) {
+  std::string params;
+  for (int i = 0; i < f.nin(); ++i) params += (f.nin() == 1 ? std::string("x") : "x" + std::to_string(i + 1)) + ", ";
+  std::string outs = f.nout() == 1 ? "out=None" : "[out1, out2], out=None";
+  return f.name() + "(" + params + "/, " + outs +
+         ", *, where=True, casting='same_kind', order='K', dtype=None, signature=None, target=None, stream=None)\n\n" +
+         f.doc();
+}
+
+// One index array of ufunc.at: integer or boolean arrays and lists, integers, and slices of axis
+// `axis` of `a`.
+ufunc::array at_index(parsed_call& call, nb::handle index, const ufunc::array& a, std::size_t axis) {
+  if (PySlice_Check(index.ptr())) {
+    if (axis >= a.ndim()) throw index_error("too many indices for array");
+    const nb::tuple range = nb::borrow<nb::tuple>(index.attr("indices")(a.shape()[axis]));
+    nb::object positions = nb::module_::import_("numpy").attr("arange")(range[0], range[1], range[2]);
+    return call.context.input_array(positions);
+  }
+  if (index.ptr() == Py_Ellipsis) throw index_error("ufunc.at: an Ellipsis index is not supported");
+  return call.context.input_array(index);
+}
+
+}  // namespace
+
+nb::object wrap_ufunc(const ufunc::function& f) {
+  nb::object o = nb::cast(python_ufunc{&f});
+  // Instance attributes: a type's own __name__ cannot be a property.
+  o.attr("__name__") = f.name();
+  o.attr("__doc__") = call_doc(f);
+  return o;
+}
+
+void bind_ufunc(nb::module_& m) {
+  nb::class_<python_ufunc>(m, "ufunc", nb::dynamic_attr(),
+                           "A universal function of the ufunc library, called as NumPy's ufuncs are: NumPy's "
+                           "keywords, broadcasting, NEP 50 scalars, the methods reduce, accumulate, reduceat, outer "
+                           "and at; target= ('cpu', 'parallel', 'cuda') and stream= choose where it runs.")
+      .def("__call__",
+           [](const python_ufunc& self, nb::args args, nb::kwargs kwargs) {
+             const auto& f = *self.function;
+             parsed_call call;
+             parse_call(call, f.name(), f.nin(), f.nout(), args, kwargs);
+             std::vector<ufunc::array> results;
+             if (call.release_gil()) {
+               nb::gil_scoped_release unlocked;
+               results = f.call(call.inputs, call.options);
+             } else {
+               results = f.call(call.inputs, call.options);
+             }
+             return results_to_python(results, call);
+           })
+      .def(
+          "reduce",
+          [](const python_ufunc& self, nb::handle array, nb::handle axis, nb::handle dtype, nb::handle out,
+             bool keepdims, nb::handle initial, nb::handle where, nb::handle target, nb::handle stream) {
+            parsed_call call;
+            method_target(call, target, stream);
+            const auto a = call.context.input_array(array);
+            reduce_options o;
+            o.axis = axes_of(axis);
+            if (!dtype.is_none()) o.dtype = from_object(dtype);
+            if (!out.is_none()) {
+              nb::handle o_obj = PyTuple_Check(out.ptr()) ? nb::handle(nb::borrow<nb::tuple>(out)[0]) : out;
+              o.out = call.context.output_array(o_obj);
+            }
+            o.keepdims = keepdims;
+            o.initial = initial_of(initial);
+            if (!(PyBool_Check(where.ptr()) && where.ptr() == Py_True)) o.where = call.context.input_array(where);
+            o.target = call.options.target;
+            o.stream = call.options.stream;
+            ufunc::array r;
+            {
+              nb::gil_scoped_release unlocked;
+              r = self.function->reduce(a, o);
+            }
+            return to_python(r, call.context);
+          },
+          nb::arg("array"), nb::arg("axis") = 0, nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
+          nb::arg("keepdims") = false, nb::arg("initial") = nb::none(), nb::arg("where") = true,
+          nb::arg("target") = nb::none(), nb::arg("stream") = nb::none(),
+          "Reduces array's dimensions by applying the ufunc along axis (as numpy.ufunc.reduce).")
+      .def(
+          "accumulate",
+          [](const python_ufunc& self, nb::handle array, int axis, nb::handle dtype, nb::handle out, nb::handle target,
+             nb::handle stream) {
+            parsed_call call;
+            method_target(call, target, stream);
+            const auto a = call.context.input_array(array);
+            accumulate_options o;
+            o.axis = axis;
+            if (!dtype.is_none()) o.dtype = from_object(dtype);
+            if (!out.is_none()) o.out = call.context.output_array(out);
+            o.target = call.options.target;
+            o.stream = call.options.stream;
+            ufunc::array r;
+            {
+              nb::gil_scoped_release unlocked;
+              r = self.function->accumulate(a, o);
+            }
+            return to_python(r, call.context, true);
+          },
+          nb::arg("array"), nb::arg("axis") = 0, nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
+          nb::arg("target") = nb::none(), nb::arg("stream") = nb::none(),
+          "Accumulates the ufunc's results along axis (as numpy.ufunc.accumulate).")
+      .def(
+          "reduceat",
+          [](const python_ufunc& self, nb::handle array, nb::handle indices, int axis, nb::handle dtype, nb::handle out,
+             nb::handle target, nb::handle stream) {
+            parsed_call call;
+            method_target(call, target, stream);
+            const auto a = call.context.input_array(array);
+            const auto idx = call.context.input_array(indices);
+            accumulate_options o;
+            o.axis = axis;
+            if (!dtype.is_none()) o.dtype = from_object(dtype);
+            if (!out.is_none()) o.out = call.context.output_array(out);
+            o.target = call.options.target;
+            o.stream = call.options.stream;
+            ufunc::array r;
+            {
+              nb::gil_scoped_release unlocked;
+              r = self.function->reduceat(a, idx, o);
+            }
+            return to_python(r, call.context, true);
+          },
+          nb::arg("array"), nb::arg("indices"), nb::arg("axis") = 0, nb::arg("dtype") = nb::none(),
+          nb::arg("out") = nb::none(), nb::arg("target") = nb::none(), nb::arg("stream") = nb::none(),
+          "Reduces slices array[indices[i]:indices[i+1]] along axis (as numpy.ufunc.reduceat).")
+      .def(
+          "outer",
+          [](const python_ufunc& self, nb::args args, nb::kwargs kwargs) {
+            const auto& f = *self.function;
+            if (f.nin() != 2) throw value_error("outer product only supported for binary functions");
+            parsed_call call;
+            parse_call(call, f.name(), 2, f.nout(), args, kwargs);
+            std::vector<ufunc::array> results;
+            {
+              nb::gil_scoped_release unlocked;
+              results = f.outer_all(call.inputs[0], call.inputs[1], call.options);
+            }
+            return results_to_python(results, call);
+          },
+          "The ufunc on every pair of A's and B's elements: shape A.shape + B.shape (as numpy.ufunc.outer).")
+      .def(
+          "at",
+          [](const python_ufunc& self, nb::handle a, nb::handle indices, nb::handle b, nb::handle target,
+             nb::handle stream) {
+            const auto& f = *self.function;
+            parsed_call call;
+            method_target(call, target, stream);
+            const auto target_array = call.context.output_array(a);
+            std::vector<ufunc::array> index;
+            if (PyTuple_Check(indices.ptr())) {
+              std::size_t axis = 0;
+              for (nb::handle h : nb::borrow<nb::tuple>(indices))
+                index.push_back(at_index(call, h, target_array, axis++));
+            } else {
+              index.push_back(at_index(call, indices, target_array, 0));
+            }
+            if (f.nin() == 1) {
+              if (!b.is_none()) throw value_error("second operand needed for ufunc");  // NumPy's words, reversed case
+              nb::gil_scoped_release unlocked;
+              f.at(target_array, index, call.options);
+            } else {
+              if (b.is_none()) throw value_error("second operand needed for ufunc");
+              const auto operand = call.context.input(b);
+              nb::gil_scoped_release unlocked;
+              f.at(target_array, index, operand, call.options);
+            }
+          },
+          nb::arg("a"), nb::arg("indices"), nb::arg("b") = nb::none(), nb::arg("target") = nb::none(),
+          nb::arg("stream") = nb::none(),
+          "a[indices] = ufunc(a[indices], b) in place, unbuffered: repeated indices apply repeatedly (as "
+          "numpy.ufunc.at).")
+      .def_prop_ro("nin", [](const python_ufunc& s) { return s.function->nin(); })
+      .def_prop_ro("nout", [](const python_ufunc& s) { return s.function->nout(); })
+      .def_prop_ro("nargs", [](const python_ufunc& s) { return s.function->nargs(); })
+      .def_prop_ro("ntypes", [](const python_ufunc& s) { return s.function->ntypes(); })
+      .def_prop_ro("types", [](const python_ufunc& s) { return s.function->types(); })
+      .def_prop_ro("signature", [](const python_ufunc&) { return nb::none(); })
+      .def_prop_ro("identity",
+                   [](const python_ufunc& s) {
+                     const auto& id = s.function->identity();
+                     return id ? scalar_to_python(*id) : nb::none();
+                   })
+      .def(
+          "resolve_dtypes",
+          [](const python_ufunc& s, nb::tuple dtypes) {
+            const auto& f = *s.function;
+            if (static_cast<int>(dtypes.size()) != f.nargs())
+              throw value_error("resolve_dtypes: " + std::to_string(f.nargs()) +
+                                " dtypes are needed (inputs and outputs)");
+            std::vector<dtype> inputs;
+            for (int i = 0; i < f.nin(); ++i) inputs.push_back(from_object(dtypes[static_cast<std::size_t>(i)]));
+            const auto types = f.resolve(inputs);
+            nb::list l;
+            for (int i = 0; i < types.nargs(); ++i) l.append(to_numpy_dtype(types[i]));
+            return nb::tuple(l);
+          },
+          nb::arg("dtypes"), "The loop's dtypes for these input dtypes (as numpy.ufunc.resolve_dtypes; outputs None).")
+      .def("__repr__", [](const python_ufunc& s) { return "<ufunc '" + s.function->name() + "'>"; });
+
+  m.def(
+      "builtin",
+      [](std::string_view name) {
+        const auto* f = find_builtin(name);
+        if (f == nullptr) throw value_error("no built-in ufunc is called '" + std::string(name) + "'");
+        return wrap_ufunc(*f);
+      },
+      nb::arg("name"), "The built-in ufunc of this name (NumPy's names and aliases).");
+  m.def("builtin_names", [] {
+    std::vector<std::string> names;
+    for (const auto& f : builtin_ufuncs()) names.push_back(f.get().name());
+    return names;
+  });
+  m.def(
+      "simd_arch", [] { return std::string(ufunc::simd_arch()); },
+      "The instruction set of the built-in loops on this CPU ('avx512bw', 'avx2', 'sse4_2' or 'baseline').");
+}
+
+}  // namespace ufunc::python
