@@ -2,7 +2,8 @@
 # Sourced by examples/run.sh and tests/run.sh: makes sure a preset's build can run.
 #
 #   ufunc_ensure_dependencies PRESET   tools and libraries, checked by what they provide
-#   ufunc_ensure_numpy                 a python3 with NumPy >= 2 and ml_dtypes for the differential tests
+#   ufunc_ensure_numpy                 a python3 with NumPy >= 2, ml_dtypes, nanobind and pytest for the
+#                                      differential tests and the Python module
 #
 # Each requirement is looked for as CMake will look for it (a cmake of the required version
 # on PATH, a package's CMake config anywhere find_package searches, CMAKE_PREFIX_PATH
@@ -158,8 +159,10 @@ ufunc__choose_generator() {
 # under build/ into which it installs NumPy with pip (Debian's python3 needs python3-venv,
 # installed as root when missing).
 ufunc_ensure_numpy() {
-  # ml_dtypes: the bfloat16 oracle (tests/half), from PyPI beside NumPy.
-  local check='import sys, numpy, ml_dtypes; sys.exit(int(numpy.__version__.split(".")[0]) < 2)'
+  # ml_dtypes: the bfloat16 oracle (tests/half), from PyPI beside NumPy; nanobind builds the Python
+  # module (python/) and pytest runs its tests, whose C headers come with Python (python3-dev).
+  local check='import sys, numpy, ml_dtypes, nanobind, pytest; sys.exit(int(numpy.__version__.split(".")[0]) < 2)'
+  ufunc__ensure_python_headers
   local where='import sys; print(sys.executable)'
   local venv=${UFUNC_NUMPY_VENV:-$PWD/build/numpy-venv}
   UFUNC_NUMPY_MISSING=
@@ -177,13 +180,13 @@ ufunc_ensure_numpy() {
     UFUNC_PYTHON=
     return 0
   fi
-  echo "Installing NumPy >= 2 and ml_dtypes for the differential tests into $venv"
+  echo "Installing NumPy >= 2, ml_dtypes, nanobind and pytest for the differential and Python tests into $venv"
   if ! python3 -m venv "$venv" >/dev/null 2>&1; then
     rm -rf "$venv"
     [ "$(id -u)" -eq 0 ] && ufunc__apt_install python3-venv >/dev/null 2>&1
     python3 -m venv "$venv" >/dev/null 2>&1 || rm -rf "$venv"
   fi
-  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip install -q "numpy>=2" ml_dtypes >/dev/null 2>&1 &&
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip install -q "numpy>=2" ml_dtypes nanobind pytest >/dev/null 2>&1 &&
     "$venv/bin/python" -c "$check" >/dev/null 2>&1; then
     UFUNC_PYTHON=$venv/bin/python
     export UFUNC_PYTHON
@@ -192,6 +195,20 @@ ufunc_ensure_numpy() {
   UFUNC_NUMPY_MISSING="$(python3 -c "$where" 2>/dev/null || echo python3) has no NumPy >= 2 and installing it into $venv failed (no network, or no python3-venv)"
   UFUNC_PYTHON=$(python3 -c "$where" 2>/dev/null)
   export UFUNC_PYTHON
+}
+
+# Python's C headers (Python.h), which the Python module is compiled against: Debian's python3-dev
+# where python3 has none, installed as root; otherwise the module's tests say what is missing.
+ufunc__ensure_python_headers() {
+  command -v python3 >/dev/null 2>&1 || return 0
+  local has='import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'
+  python3 -c "$has" 2>/dev/null && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "Installing Python's C headers (python3-dev) for the Python module"
+    ufunc__apt_install python3-dev || echo "apt-get could not install python3-dev; the Python module will not build" >&2
+  else
+    echo "The Python module needs Python's C headers: sudo apt-get install -y python3-dev" >&2
+  fi
 }
 
 # Use every core for builds and tests unless the caller chose otherwise.

@@ -12,7 +12,7 @@ source cmake/ensure_dependencies.sh
 ufunc_ensure_dependencies "$preset"
 ufunc_ensure_numpy
 configure=(cmake --preset "$preset")
-[ -n "${UFUNC_PYTHON:-}" ] && configure+=("-DPython3_EXECUTABLE=$UFUNC_PYTHON")
+[ -n "${UFUNC_PYTHON:-}" ] && configure+=("-DPython3_EXECUTABLE=$UFUNC_PYTHON" "-DPython_EXECUTABLE=$UFUNC_PYTHON")
 "${configure[@]}"
 cmake --build --preset "$preset"
 status=0

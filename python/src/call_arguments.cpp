@@ -125,69 +125,77 @@ void choose_target(parsed_call& call) {
   }
 }
 
-void parse_call(parsed_call& call, std::string_view name, int nin, int nout, const nb::args& args,
-                const nb::kwargs& kwargs, extra_keyword extra, void* extra_state) {
-  const auto n = static_cast<int>(args.size());
+void parse_call(parsed_call& call, std::string_view name, int nin, int nout, nb::handle args, nb::handle kwargs,
+                extra_keyword extra, void* extra_state) {
+  const auto n = static_cast<int>(PyTuple_GET_SIZE(args.ptr()));
+  constexpr int most_outputs = 8;
+  if (nout > most_outputs) throw value_error("functions of more than 8 outputs are not supported from Python");
   if (n < nin || n > nin + nout) {
     throw nb::type_error((std::string(name) + "() takes from " + std::to_string(nin) + " to " +
                           std::to_string(nin + nout) + " positional arguments but " + std::to_string(n) + " were given")
                              .c_str());
   }
   // Keywords first: stream= decides how device operands are imported.
-  nb::handle out_keyword;
-  for (auto [k, v] : kwargs) {
-    const auto key = nb::cast<std::string_view>(k);
-    if (key == "out") {
-      out_keyword = v;
-    } else if (key == "stream") {
-      parse_option(call, key, v);
-    }
+  PyObject* out_keyword = nullptr;
+  const bool has_keywords = kwargs.is_valid() && PyDict_GET_SIZE(kwargs.ptr()) > 0;
+  Py_ssize_t pos = 0;
+  PyObject* key_object = nullptr;
+  PyObject* value = nullptr;
+  if (has_keywords) {
+    // Interned once: PyDict_GetItemString would make and hash a new string on every call.
+    static PyObject* const out_name = PyUnicode_InternFromString("out");
+    static PyObject* const stream_name = PyUnicode_InternFromString("stream");
+    out_keyword = PyDict_GetItemWithError(kwargs.ptr(), out_name);
+    if (PyObject* stream = PyDict_GetItemWithError(kwargs.ptr(), stream_name)) parse_option(call, "stream", stream);
+    if (PyErr_Occurred()) throw nb::python_error();
   }
   call.inputs.reserve(static_cast<std::size_t>(nin));
   for (int i = 0; i < nin; ++i) {
-    call.inputs.push_back(call.context.input(args[static_cast<std::size_t>(i)]));
+    call.inputs.push_back(call.context.input(PyTuple_GET_ITEM(args.ptr(), i)));
     if (!call.inputs.back().is_scalar()) call.largest = std::max(call.largest, call.inputs.back().as_array().size());
   }
   // Outputs: positional, or out= (one array, or a tuple of nout).
-  std::vector<nb::handle> outs;
-  for (int i = nin; i < n; ++i) outs.push_back(args[static_cast<std::size_t>(i)]);
-  if (out_keyword.is_valid() && !out_keyword.is_none()) {
-    if (!outs.empty()) throw nb::type_error("cannot specify 'out' as both a positional and keyword argument");
-    if (PyTuple_Check(out_keyword.ptr())) {
-      const auto t = nb::borrow<nb::tuple>(out_keyword);
-      if (static_cast<int>(t.size()) != nout)
+  nb::handle outs[most_outputs];
+  int nouts = 0;
+  for (int i = nin; i < n; ++i) outs[nouts++] = PyTuple_GET_ITEM(args.ptr(), i);
+  if (out_keyword != nullptr && out_keyword != Py_None) {
+    if (nouts > 0) throw nb::type_error("cannot specify 'out' as both a positional and keyword argument");
+    if (PyTuple_Check(out_keyword)) {
+      if (PyTuple_GET_SIZE(out_keyword) != nout)
         throw value_error("The 'out' tuple must have exactly " + std::to_string(nout) +
                           " entries: one per ufunc output");
-      for (nb::handle h : t) outs.push_back(h);
+      for (int i = 0; i < nout; ++i) outs[nouts++] = PyTuple_GET_ITEM(out_keyword, i);
     } else {
       if (nout != 1) throw nb::type_error("'out' must be a tuple of arrays for a ufunc of several outputs");
-      outs.push_back(out_keyword);
+      outs[nouts++] = out_keyword;
     }
   }
   int given = 0;
-  for (auto h : outs) given += h.is_none() ? 0 : 1;
+  for (int i = 0; i < nouts; ++i) given += outs[i].is_none() ? 0 : 1;
   if (given > 0) {
-    if (given != static_cast<int>(outs.size()) || static_cast<int>(outs.size()) != nout)
+    if (given != nouts || nouts != nout)
       throw value_error("ufunc '" + std::string(name) +
                         "': give every output in out= or none (outputs left None are not supported)");
-    for (auto h : outs) {
-      call.options.out.push_back(call.context.output_array(h));
+    for (int i = 0; i < nouts; ++i) {
+      call.options.out.push_back(call.context.output_array(outs[i]));
       call.largest = std::max(call.largest, call.options.out.back().size());
     }
     call.out_given = true;
   }
-  for (auto [k, v] : kwargs) {
-    const auto key = nb::cast<std::string_view>(k);
-    if (key == "out" || key == "stream") continue;
-    if (key == "signature") {
-      if (!v.is_none()) {
-        call.signature = signature_of(v, call.options.dtype, nin, nout);
-        call.options.signature = call.signature;
+  if (has_keywords) {
+    while (PyDict_Next(kwargs.ptr(), &pos, &key_object, &value)) {
+      const auto key = nb::cast<std::string_view>(nb::handle(key_object));
+      if (key == "out" || key == "stream") continue;
+      if (key == "signature") {
+        if (value != Py_None) {
+          call.signature = signature_of(value, call.options.dtype, nin, nout);
+          call.options.signature = call.signature;
+        }
+        continue;
       }
-      continue;
+      if (extra != nullptr && extra(key, value, extra_state)) continue;
+      if (!parse_option(call, key, value)) throw nb::type_error(keyword_error(key, name).c_str());
     }
-    if (extra != nullptr && extra(key, v, extra_state)) continue;
-    if (!parse_option(call, key, v)) throw nb::type_error(keyword_error(key, name).c_str());
   }
   choose_target(call);
 }

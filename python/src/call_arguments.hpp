@@ -12,6 +12,7 @@
 
 #include <ufunc/core/function.hpp>
 
+#include "errors.hpp"
 #include "operands.hpp"
 
 namespace ufunc::python {
@@ -41,8 +42,20 @@ using extra_keyword = bool (*)(std::string_view name, nb::handle value, void* st
 /// Parses f(*args, **kwargs) for a function of `nin` inputs and `nout` outputs named `name`:
 /// positional outputs after the inputs, or out=; the common keywords; `extra` sees the others
 /// first (returns false for names it does not know: TypeError, as NumPy).
-void parse_call(parsed_call& call, std::string_view name, int nin, int nout, const nb::args& args,
-                const nb::kwargs& kwargs, extra_keyword extra = nullptr, void* extra_state = nullptr);
+/// `args` is a tuple, `kwargs` a dict or null.
+void parse_call(parsed_call& call, std::string_view name, int nin, int nout, nb::handle args, nb::handle kwargs,
+                extra_keyword extra = nullptr, void* extra_state = nullptr);
+
+/// A type's tp_call that runs `body(self, args, kwargs)` and turns its exceptions into Python's.
+template <class Body>
+PyObject* call_slot(PyObject* self, PyObject* args, PyObject* kwargs, Body body) noexcept {
+  try {
+    return body(nb::handle(self), nb::handle(args), nb::handle(kwargs)).release().ptr();
+  } catch (...) {
+    raise_current_exception();
+    return nullptr;
+  }
+}
 
 /// One keyword of NumPy's call options (dtype, casting, order, target, stream, where, subok) into `call`; false where
 /// `key` is none of them.

@@ -108,6 +108,49 @@ nb::object errcall() { return errcall_object != nullptr ? nb::borrow(errcall_obj
 
 }  // namespace
 
+void raise_current_exception() noexcept {
+  try {
+    throw;
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyObject* type = PyExc_RuntimeError;
+    switch (e.type()) {
+      case nb::exception_type::index_error:
+        type = PyExc_IndexError;
+        break;
+      case nb::exception_type::key_error:
+        type = PyExc_KeyError;
+        break;
+      case nb::exception_type::value_error:
+        type = PyExc_ValueError;
+        break;
+      case nb::exception_type::type_error:
+        type = PyExc_TypeError;
+        break;
+      case nb::exception_type::buffer_error:
+        type = PyExc_BufferError;
+        break;
+      case nb::exception_type::attribute_error:
+        type = PyExc_AttributeError;
+        break;
+      default:
+        break;
+    }
+    PyErr_SetString(type, e.what());
+  } catch (const std::bad_cast&) {
+    PyErr_SetString(PyExc_TypeError, "an argument has the wrong type");
+  } catch (const ufunc::error&) {
+    translate(std::current_exception(), nullptr);
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_SystemError, "an unknown C++ exception left ufunc");
+  }
+}
+
 void bind_errors(nb::module_& m) {
   axis_error_class = nb::module_::import_("numpy.exceptions").attr("AxisError").ptr();
   Py_INCREF(axis_error_class);

@@ -12,4 +12,8 @@ namespace nb = nanobind;
 
 void bind_errors(nb::module_& m);
 
+/// Sets the Python error for the exception being handled (call inside a catch block): the library's
+/// as NumPy raises them, nanobind's as theirs. For type slots (tp_call), which nanobind does not wrap.
+void raise_current_exception() noexcept;
+
 }  // namespace ufunc::python

@@ -77,9 +77,9 @@ ufunc::array import_cuda_array_interface(nb::handle object, const nb::dict& cai,
 
 }  // namespace
 
-ufunc::array import_context::remember(nb::handle object, ufunc::array a) {
+ufunc::array import_context::remember(nb::handle object, ufunc::array a, bool for_output) {
   if (!a.device().is_host()) device_array_ = true;
-  entries_.push_back({nb::borrow(object), a});
+  if (for_output || results_may_view_inputs) entries_.push_back({nb::borrow(object), a});
   return a;
 }
 
@@ -87,7 +87,7 @@ ufunc::array import_context::import_object(nb::handle object, bool for_output) {
   PyObject* o = object.ptr();
   if (PyArray_Check(o)) {
     auto* a = reinterpret_cast<PyArrayObject*>(o);
-    if (PyArray_ISALIGNED(a) && PyArray_ISNOTSWAPPED(a)) return remember(object, view_of_numpy(a));
+    if (PyArray_ISALIGNED(a) && PyArray_ISNOTSWAPPED(a)) return remember(object, view_of_numpy(a), for_output);
     if (for_output) throw value_error("an output array must be aligned and in native byte order");
     // NumPy buffers such inputs; here they are copied once, aligned and native.
     PyArray_Descr* native = PyArray_DescrNewByteorder(PyArray_DESCR(a), NPY_NATIVE);
@@ -95,17 +95,17 @@ ufunc::array import_context::import_object(nb::handle object, bool for_output) {
     PyObject* copy =
         PyArray_FromAny(o, native, 0, 0, NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_FORCECAST, nullptr);
     if (copy == nullptr) throw nb::python_error();
-    const nb::object held = nb::steal(copy);
-    return remember(held, view_of_numpy(reinterpret_cast<PyArrayObject*>(copy)));
+    temporaries_.push_back(nb::steal(copy));
+    return remember(copy, view_of_numpy(reinterpret_cast<PyArrayObject*>(copy)), false);
   }
-  if (const auto* d = device_array_of(object)) return remember(object, *d);
+  if (const auto* d = device_array_of(object)) return remember(object, *d, for_output);
   if (!PyArray_IsScalar(o, Generic)) {
     if (nb::hasattr(object, "__dlpack__") && nb::hasattr(object, "__dlpack_device__"))
-      return remember(object, import_dlpack(object, dlpack_stream));
+      return remember(object, import_dlpack(object, dlpack_stream), for_output);
     if (nb::hasattr(object, "__cuda_array_interface__")) {
       nb::object keep;
       auto a = import_cuda_array_interface(object, nb::borrow<nb::dict>(object.attr("__cuda_array_interface__")), keep);
-      return remember(keep, a);
+      return remember(keep, a, for_output);
     }
   }
   if (for_output)
@@ -114,8 +114,8 @@ ufunc::array import_context::import_object(nb::handle object, bool for_output) {
   // Lists, tuples, NumPy scalars, objects with __array__: as np.asarray.
   PyObject* converted = PyArray_FromAny(o, nullptr, 0, 0, 0, nullptr);
   if (converted == nullptr) throw nb::python_error();
-  const nb::object held = nb::steal(converted);
-  return import_object(held, false);
+  temporaries_.push_back(nb::steal(converted));
+  return import_object(converted, false);
 }
 
 ufunc::operand import_context::input(nb::handle object) {

@@ -22,6 +22,9 @@ class import_context {
  public:
   /// The CUDA stream a call runs on, as DLPack numbers streams (1: the legacy default stream).
   std::int64_t dlpack_stream = 1;
+  /// Whether results may view inputs (methods): then inputs are remembered for owner_of. A ufunc
+  /// call's results are new arrays or its outputs, so its inputs need no bookkeeping.
+  bool results_may_view_inputs = true;
 
   /// The operand for an input: weak scalars stay weak, everything else becomes an array.
   [[nodiscard]] ufunc::operand input(nb::handle object);
@@ -39,13 +42,14 @@ class import_context {
 
  private:
   ufunc::array import_object(nb::handle object, bool for_output);
-  ufunc::array remember(nb::handle object, ufunc::array a);
+  ufunc::array remember(nb::handle object, ufunc::array a, bool for_output);
 
   struct entry {
     nb::object object;
     ufunc::array array;
   };
   std::vector<entry> entries_;
+  std::vector<nb::object> temporaries_;  // converted copies, alive for the call
   bool device_array_ = false;
 };
 

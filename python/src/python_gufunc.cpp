@@ -49,27 +49,31 @@ nb::object no_method(const python_gufunc& g, const char* method) {
                     g.function->signature_text() + " (as NumPy: reductions need a scalar ufunc)");
 }
 
+PyObject* call_gufunc(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+  return call_slot(self, args, kwargs, [](nb::handle self, nb::handle args, nb::handle kwargs) {
+    const auto& g = *nb::inst_ptr<python_gufunc>(self)->function;
+    parsed_call call;
+    ufunc::gufunc::core_axes axes;
+    parse_call(call, g.name(), g.nin(), g.nout(), args, kwargs, core_axes_keyword, &axes);
+    std::vector<ufunc::array> results;
+    if (call.release_gil()) {
+      nb::gil_scoped_release unlocked;
+      results = g.call(call.inputs, call.options, axes);
+    } else {
+      results = g.call(call.inputs, call.options, axes);
+    }
+    return results_to_python(results, call);
+  });
+}
+
+PyType_Slot gufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&call_gufunc)}, {0, nullptr}};
+
 }  // namespace
 
 void bind_gufunc(nb::module_& m) {
-  nb::class_<python_gufunc>(m, "gufunc", nb::dynamic_attr(),
+  nb::class_<python_gufunc>(m, "gufunc", nb::dynamic_attr(), nb::type_slots(gufunc_slots),
                             "A generalized ufunc of the ufunc library (a core signature such as (n),(n)->()), "
                             "called as NumPy's: axes=, axis= and keepdims= place the core dimensions.")
-      .def("__call__",
-           [](const python_gufunc& self, nb::args args, nb::kwargs kwargs) {
-             const auto& g = *self.function;
-             parsed_call call;
-             ufunc::gufunc::core_axes axes;
-             parse_call(call, g.name(), g.nin(), g.nout(), args, kwargs, core_axes_keyword, &axes);
-             std::vector<ufunc::array> results;
-             if (call.release_gil()) {
-               nb::gil_scoped_release unlocked;
-               results = g.call(call.inputs, call.options, axes);
-             } else {
-               results = g.call(call.inputs, call.options, axes);
-             }
-             return results_to_python(results, call);
-           })
       .def("reduce", [](const python_gufunc& g, nb::args, nb::kwargs) { return no_method(g, "reduce"); })
       .def("accumulate", [](const python_gufunc& g, nb::args, nb::kwargs) { return no_method(g, "accumulate"); })
       .def("reduceat", [](const python_gufunc& g, nb::args, nb::kwargs) { return no_method(g, "reduceat"); })

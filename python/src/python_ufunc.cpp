@@ -113,6 +113,44 @@ ufunc::array at_index(parsed_call& call, nb::handle index, const ufunc::array& a
   return call.context.input_array(index);
 }
 
+// The call, as the type's tp_call slot: no method lookup and no argument repacking, which would cost
+// more than a small array's loop.
+PyObject* call_ufunc(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+  return call_slot(self, args, kwargs, [](nb::handle self, nb::handle args, nb::handle kwargs) {
+    const auto& f = *nb::inst_ptr<python_ufunc>(self)->function;
+    parsed_call call;
+    call.context.results_may_view_inputs = false;
+    parse_call(call, f.name(), f.nin(), f.nout(), args, kwargs);
+    if (f.nout() == 1 && f.nin() <= 3) {
+      // The single-result path: no vector of results.
+      const auto run = [&] {
+        const auto& in = call.inputs;
+        return f.nin() == 1   ? f(in[0], call.options)
+               : f.nin() == 2 ? f(in[0], in[1], call.options)
+                              : f(in[0], in[1], in[2], call.options);
+      };
+      ufunc::array r;
+      if (call.release_gil()) {
+        nb::gil_scoped_release unlocked;
+        r = run();
+      } else {
+        r = run();
+      }
+      return to_python(r, call.context);
+    }
+    std::vector<ufunc::array> results;
+    if (call.release_gil()) {
+      nb::gil_scoped_release unlocked;
+      results = f.call(call.inputs, call.options);
+    } else {
+      results = f.call(call.inputs, call.options);
+    }
+    return results_to_python(results, call);
+  });
+}
+
+PyType_Slot ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&call_ufunc)}, {0, nullptr}};
+
 }  // namespace
 
 nb::object wrap_ufunc(const ufunc::function& f) {
@@ -124,24 +162,10 @@ nb::object wrap_ufunc(const ufunc::function& f) {
 }
 
 void bind_ufunc(nb::module_& m) {
-  nb::class_<python_ufunc>(m, "ufunc", nb::dynamic_attr(),
+  nb::class_<python_ufunc>(m, "ufunc", nb::dynamic_attr(), nb::type_slots(ufunc_slots),
                            "A universal function of the ufunc library, called as NumPy's ufuncs are: NumPy's "
                            "keywords, broadcasting, NEP 50 scalars, the methods reduce, accumulate, reduceat, outer "
                            "and at; target= ('cpu', 'parallel', 'cuda') and stream= choose where it runs.")
-      .def("__call__",
-           [](const python_ufunc& self, nb::args args, nb::kwargs kwargs) {
-             const auto& f = *self.function;
-             parsed_call call;
-             parse_call(call, f.name(), f.nin(), f.nout(), args, kwargs);
-             std::vector<ufunc::array> results;
-             if (call.release_gil()) {
-               nb::gil_scoped_release unlocked;
-               results = f.call(call.inputs, call.options);
-             } else {
-               results = f.call(call.inputs, call.options);
-             }
-             return results_to_python(results, call);
-           })
       .def(
           "reduce",
           [](const python_ufunc& self, nb::handle array, nb::handle axis, nb::handle dtype, nb::handle out,
