@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <ufunc/core/error.hpp>
@@ -167,6 +168,36 @@ void fill_export(Managed* m, const ufunc::array& a) {
   };
 }
 
+// The capsule of a new tensor sharing `a`: named `name` until a consumer takes the tensor (and
+// renames it), freed by the capsule only if none did.
+template <class Managed>
+nb::object capsule_of(const ufunc::array& a, const char* name) {
+  auto* m = new Managed{};
+  try {
+    fill_export(m, a);
+  } catch (...) {
+    delete m;
+    throw;
+  }
+  if constexpr (std::is_same_v<Managed, dlpack::managed_tensor_versioned>) {
+    m->version = {dlpack::major_version, dlpack::minor_version};
+    m->flags = a.writeable() ? 0 : dlpack::flag_read_only;
+  }
+  PyObject* cap = PyCapsule_New(m, name, [](PyObject* self) {
+    const char* held = PyCapsule_GetName(self);
+    // Consumed capsules are renamed "used_..."; those the consumer did not take still own the tensor.
+    if (held != nullptr && std::strncmp(held, "used_", 5) != 0) {
+      auto* t = static_cast<Managed*>(PyCapsule_GetPointer(self, held));
+      t->deleter(t);
+    }
+  });
+  if (cap == nullptr) {
+    m->deleter(m);
+    throw nb::python_error();
+  }
+  return nb::steal(cap);
+}
+
 }  // namespace
 
 dlpack::device dlpack_device_of(const ufunc::array& a) {
@@ -218,47 +249,8 @@ ufunc::array import_dlpack(nb::handle producer, std::int64_t stream) {
 }
 
 nb::object export_dlpack(const ufunc::array& a, bool versioned) {
-  if (versioned) {
-    auto* m = new dlpack::managed_tensor_versioned{};
-    m->version = {dlpack::major_version, dlpack::minor_version};
-    try {
-      fill_export(m, a);
-    } catch (...) {
-      delete m;
-      throw;
-    }
-    m->flags = a.writeable() ? 0 : dlpack::flag_read_only;
-    PyObject* cap = PyCapsule_New(m, versioned_name, [](PyObject* self) {
-      // Not consumed: the capsule frees the tensor.
-      if (PyCapsule_IsValid(self, versioned_name)) {
-        auto* t = static_cast<dlpack::managed_tensor_versioned*>(PyCapsule_GetPointer(self, versioned_name));
-        t->deleter(t);
-      }
-    });
-    if (cap == nullptr) {
-      m->deleter(m);
-      throw nb::python_error();
-    }
-    return nb::steal(cap);
-  }
-  auto* m = new dlpack::managed_tensor{};
-  try {
-    fill_export(m, a);
-  } catch (...) {
-    delete m;
-    throw;
-  }
-  PyObject* cap = PyCapsule_New(m, legacy_name, [](PyObject* self) {
-    if (PyCapsule_IsValid(self, legacy_name)) {
-      auto* t = static_cast<dlpack::managed_tensor*>(PyCapsule_GetPointer(self, legacy_name));
-      t->deleter(t);
-    }
-  });
-  if (cap == nullptr) {
-    m->deleter(m);
-    throw nb::python_error();
-  }
-  return nb::steal(cap);
+  return versioned ? capsule_of<dlpack::managed_tensor_versioned>(a, versioned_name)
+                   : capsule_of<dlpack::managed_tensor>(a, legacy_name);
 }
 
 }  // namespace ufunc::python

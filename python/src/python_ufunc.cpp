@@ -91,6 +91,17 @@ void method_target(parsed_call& call, nb::handle target, nb::handle stream) {
   choose_target(call);
 }
 
+// The options of accumulate and reduceat.
+accumulate_options accumulate_options_of(parsed_call& call, int axis, nb::handle dtype, nb::handle out) {
+  accumulate_options o;
+  o.axis = axis;
+  if (!dtype.is_none()) o.dtype = from_object(dtype);
+  if (!out.is_none()) o.out = call.context.output_array(out);
+  o.target = call.options.target;
+  o.stream = call.options.stream;
+  return o;
+}
+
 std::string call_doc(const ufunc::function& f) {
   std::string params;
   for (int i = 0; i < f.nin(); ++i) params += (f.nin() == 1 ? std::string("x") : "x" + std::to_string(i + 1)) + ", ";
@@ -203,12 +214,7 @@ void bind_ufunc(nb::module_& m) {
             parsed_call call;
             method_target(call, target, stream);
             const auto a = call.context.input_array(array);
-            accumulate_options o;
-            o.axis = axis;
-            if (!dtype.is_none()) o.dtype = from_object(dtype);
-            if (!out.is_none()) o.out = call.context.output_array(out);
-            o.target = call.options.target;
-            o.stream = call.options.stream;
+            const auto o = accumulate_options_of(call, axis, dtype, out);
             ufunc::array r;
             {
               nb::gil_scoped_release unlocked;
@@ -227,12 +233,7 @@ void bind_ufunc(nb::module_& m) {
             method_target(call, target, stream);
             const auto a = call.context.input_array(array);
             const auto idx = call.context.input_array(indices);
-            accumulate_options o;
-            o.axis = axis;
-            if (!dtype.is_none()) o.dtype = from_object(dtype);
-            if (!out.is_none()) o.out = call.context.output_array(out);
-            o.target = call.options.target;
-            o.stream = call.options.stream;
+            const auto o = accumulate_options_of(call, axis, dtype, out);
             ufunc::array r;
             {
               nb::gil_scoped_release unlocked;
