@@ -104,8 +104,8 @@ void bind_device_array(nb::module_& m) {
             const bool versioned = max_version.has_value() && nb::cast<int>((*max_version)[0]) >= 1;
             return export_dlpack(d.array, versioned);
           },
-          nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
-          nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none())
+          nb::kw_only(), nb::arg("stream").none() = nb::none(), nb::arg("max_version").none() = nb::none(),
+          nb::arg("dl_device").none() = nb::none(), nb::arg("copy").none() = nb::none())
       .def_prop_ro("__cuda_array_interface__",
                    [](const device_array& d) {
                      nb::dict cai;
@@ -136,7 +136,7 @@ void bind_device_array(nb::module_& m) {
             nb::object r = host_result(ufunc::to_host(d.array));
             return dtype.is_none() ? r : r.attr("astype")(dtype);
           },
-          nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
+          nb::arg("dtype").none() = nb::none(), nb::arg("copy").none() = nb::none())
       .def("__repr__", [](const device_array& d) { return "ufunc.device_array(" + d.array.describe() + ")"; });
 }
 

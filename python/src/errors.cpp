@@ -43,9 +43,12 @@ void translate(const std::exception_ptr& p, void*) {
   } catch (const overlap_error& e) {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const index_error& e) {
-    // NumPy raises AxisError (a ValueError and an IndexError) for axes, IndexError for indices.
+    // NumPy raises AxisError (a ValueError and an IndexError) for an axis out of range ("axis 5 is
+    // out of bounds for array of dimension 2"), IndexError for indices ("index 9 is out of bounds
+    // for axis 0 with size 9").
     const std::string_view what = e.what();
-    PyErr_SetString(what.find("axis") != std::string_view::npos ? axis_error_class : PyExc_IndexError, e.what());
+    const bool axis = what.find("for array of dimension") != std::string_view::npos;
+    PyErr_SetString(axis ? axis_error_class : PyExc_IndexError, e.what());
   } catch (const overflow_error& e) {
     PyErr_SetString(PyExc_OverflowError, e.what());
   } catch (const value_error& e) {

@@ -87,7 +87,7 @@ void bind_kernels(nb::module_& m) {
           },
           nb::arg("in_params"), nb::arg("out_params"), nb::arg("map_expr"), nb::arg("reduce_expr"),
           nb::arg("post_map_expr"), nb::arg("identity"), nb::arg("name") = "reduce",
-          nb::arg("reduce_type") = nb::none(), nb::arg("preamble") = "",
+          nb::arg("reduce_type").none() = nb::none(), nb::arg("preamble") = "",
           nb::arg("options") = std::vector<std::string>{})
       .def(
           "__call__",
@@ -113,8 +113,8 @@ void bind_kernels(nb::module_& m) {
             }
             return to_python(r, call.context, true);
           },
-          nb::arg("args"), nb::kw_only(), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false,
-          nb::arg("stream") = nb::none())
+          nb::arg("args"), nb::kw_only(), nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false,
+          nb::arg("stream").none() = nb::none())
       .def(
           "source", [](const reduction_kernel& k, nb::sequence types) { return k.source(dtypes_of(types)); },
           nb::arg("input_dtypes"), "The CUDA source generated for inputs of these dtypes.");

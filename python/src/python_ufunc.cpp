@@ -203,9 +203,9 @@ void bind_ufunc(nb::module_& m) {
             }
             return to_python(r, call.context);
           },
-          nb::arg("array"), nb::arg("axis") = 0, nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
-          nb::arg("keepdims") = false, nb::arg("initial") = nb::none(), nb::arg("where") = true,
-          nb::arg("target") = nb::none(), nb::arg("stream") = nb::none(),
+          nb::arg("array"), nb::arg("axis").none() = 0, nb::arg("dtype").none() = nb::none(),
+          nb::arg("out").none() = nb::none(), nb::arg("keepdims") = false, nb::arg("initial").none() = nb::none(),
+          nb::arg("where").none() = true, nb::arg("target").none() = nb::none(), nb::arg("stream").none() = nb::none(),
           "Reduces array's dimensions by applying the ufunc along axis (as numpy.ufunc.reduce).")
       .def(
           "accumulate",
@@ -222,8 +222,9 @@ void bind_ufunc(nb::module_& m) {
             }
             return to_python(r, call.context, true);
           },
-          nb::arg("array"), nb::arg("axis") = 0, nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
-          nb::arg("target") = nb::none(), nb::arg("stream") = nb::none(),
+          nb::arg("array"), nb::arg("axis").none() = 0, nb::arg("dtype").none() = nb::none(),
+          nb::arg("out").none() = nb::none(), nb::arg("target").none() = nb::none(),
+          nb::arg("stream").none() = nb::none(),
           "Accumulates the ufunc's results along axis (as numpy.ufunc.accumulate).")
       .def(
           "reduceat",
@@ -241,8 +242,9 @@ void bind_ufunc(nb::module_& m) {
             }
             return to_python(r, call.context, true);
           },
-          nb::arg("array"), nb::arg("indices"), nb::arg("axis") = 0, nb::arg("dtype") = nb::none(),
-          nb::arg("out") = nb::none(), nb::arg("target") = nb::none(), nb::arg("stream") = nb::none(),
+          nb::arg("array"), nb::arg("indices"), nb::arg("axis").none() = 0, nb::arg("dtype").none() = nb::none(),
+          nb::arg("out").none() = nb::none(), nb::arg("target").none() = nb::none(),
+          nb::arg("stream").none() = nb::none(),
           "Reduces slices array[indices[i]:indices[i+1]] along axis (as numpy.ufunc.reduceat).")
       .def(
           "outer",
@@ -286,8 +288,8 @@ void bind_ufunc(nb::module_& m) {
               f.at(target_array, index, operand, call.options);
             }
           },
-          nb::arg("a"), nb::arg("indices"), nb::arg("b") = nb::none(), nb::arg("target") = nb::none(),
-          nb::arg("stream") = nb::none(),
+          nb::arg("a"), nb::arg("indices"), nb::arg("b").none() = nb::none(), nb::arg("target").none() = nb::none(),
+          nb::arg("stream").none() = nb::none(),
           "a[indices] = ufunc(a[indices], b) in place, unbuffered: repeated indices apply repeatedly (as "
           "numpy.ufunc.at).")
       .def_prop_ro("nin", [](const python_ufunc& s) { return s.function->nin(); })

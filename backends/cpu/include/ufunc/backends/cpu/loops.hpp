@@ -117,6 +117,16 @@ void scalar_loop(const F& f, char* const* args, std::int64_t n, const std::int64
                  std::index_sequence<I...>) {
   constexpr std::size_t nin = sizeof...(A);
   using outputs = typename signature_traits<R(A...)>::outputs;
+  if constexpr (outputs::size == 1) {
+    // Contiguous operands: the same loop with constant steps, which the compiler can vectorize
+    // where the functor is simple (the logical ops on bool) although it has no SIMD overload.
+    if (((steps[I] == static_cast<std::int64_t>(sizeof(A))) && ...) &&
+        steps[nin] == static_cast<std::int64_t>(sizeof(R))) {
+      for (std::int64_t k = 0; k < n; ++k)
+        store<R>(args[nin] + k * sizeof(R), static_cast<R>(f(load<A>(args[I] + k * sizeof(A))...)));
+      return;
+    }
+  }
   for (std::int64_t k = 0; k < n; ++k) {
     if constexpr (outputs::size == 1) {
       store<R>(args[nin] + k * steps[nin], static_cast<R>(f(load<A>(args[I] + k * steps[I])...)));
