@@ -132,7 +132,8 @@ void parse_call(parsed_call& call, std::string_view name, int nin, int nout, nb:
   if (nout > most_outputs) throw value_error("functions of more than 8 outputs are not supported from Python");
   if (n < nin || n > nin + nout) {
     throw nb::type_error((std::string(name) + "() takes from " + std::to_string(nin) + " to " +
-                          std::to_string(nin + nout) + " positional arguments but " + std::to_string(n) + " were given")
+                          std::to_string(nin + nout) + " positional arguments but " + std::to_string(n) +
+                          (n == 1 ? " was given" : " were given"))
                              .c_str());
   }
   // Keywords first: stream= decides how device operands are imported.
@@ -160,6 +161,7 @@ void parse_call(parsed_call& call, std::string_view name, int nin, int nout, nb:
   for (int i = nin; i < n; ++i) outs[nouts++] = PyTuple_GET_ITEM(args.ptr(), i);
   if (out_keyword != nullptr && out_keyword != Py_None) {
     if (nouts > 0) throw nb::type_error("cannot specify 'out' as both a positional and keyword argument");
+    if (PyList_Check(out_keyword)) throw nb::type_error("return arrays must be of ArrayType");
     if (PyTuple_Check(out_keyword)) {
       if (PyTuple_GET_SIZE(out_keyword) != nout)
         throw value_error("The 'out' tuple must have exactly " + std::to_string(nout) +
@@ -197,6 +199,8 @@ void parse_call(parsed_call& call, std::string_view name, int nin, int nout, nb:
       if (!parse_option(call, key, value)) throw nb::type_error(keyword_error(key, name).c_str());
     }
   }
+  if (!call.signature.empty() && call.options.dtype)
+    throw nb::type_error("cannot specify both 'signature' and 'dtype'");
   choose_target(call);
 }
 

@@ -44,9 +44,11 @@ bool core_axes_keyword(std::string_view key, nb::handle value, void* state) {
   return true;
 }
 
+// NumPy raises RuntimeError ("Reduction not defined on ufunc with signature") for a gufunc's
+// methods; a plain std::runtime_error becomes one.
 nb::object no_method(const python_gufunc& g, const char* method) {
-  throw value_error(std::string(method) + " is not defined on gufunc '" + g.function->name() + "' with signature " +
-                    g.function->signature_text() + " (as NumPy: reductions need a scalar ufunc)");
+  throw std::runtime_error(std::string(method) + " not defined on ufunc with signature (gufunc '" + g.function->name() +
+                           "', " + g.function->signature_text() + ")");
 }
 
 PyObject* call_gufunc(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
@@ -93,6 +95,10 @@ void bind_gufunc(nb::module_& m) {
     for (const auto* g : {&matmul.get(), &vecdot.get(), &matvec.get(), &vecmat.get()}) {
       nb::object o = nb::cast(python_gufunc{g});
       o.attr("__name__") = g->name();
+      o.attr("__doc__") = g->name() + "(x1, x2, /, out=None, *, casting='same_kind', order='K', dtype=None, " +
+                          "signature=None, axes=None, axis=None, keepdims=False, target=None, stream=None)\n\n" +
+                          "The generalized ufunc " + g->name() + " with core signature " + g->signature_text() +
+                          ", as NumPy's.";
       d[nb::str(g->name().c_str())] = o;
     }
     return d;

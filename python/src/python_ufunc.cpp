@@ -92,9 +92,12 @@ void method_target(parsed_call& call, nb::handle target, nb::handle stream) {
 }
 
 // The options of accumulate and reduceat.
-accumulate_options accumulate_options_of(parsed_call& call, int axis, nb::handle dtype, nb::handle out) {
+accumulate_options accumulate_options_of(parsed_call& call, nb::handle axis, nb::handle dtype, nb::handle out,
+                                         const char* method) {
   accumulate_options o;
-  o.axis = axis;
+  if (axis.is_none() || PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr()))
+    throw value_error(std::string(method) + " does not allow multiple axes");
+  o.axis = nb::cast<int>(nb::int_(axis));
   if (!dtype.is_none()) o.dtype = from_object(dtype);
   if (!out.is_none()) o.out = call.context.output_array(out);
   o.target = call.options.target;
@@ -111,17 +114,25 @@ std::string call_doc(const ufunc::function& f) {
          f.doc();
 }
 
-// One index array of ufunc.at: integer or boolean arrays and lists, integers, and slices of axis
-// `axis` of `a`.
-ufunc::array at_index(parsed_call& call, nb::handle index, const ufunc::array& a, std::size_t axis) {
-  if (PySlice_Check(index.ptr())) {
-    if (axis >= a.ndim()) throw index_error("too many indices for array");
-    const nb::tuple range = nb::borrow<nb::tuple>(index.attr("indices")(a.shape()[axis]));
-    nb::object positions = nb::module_::import_("numpy").attr("arange")(range[0], range[1], range[2]);
-    return call.context.input_array(positions);
+// The integer arrays of ufunc.at's index, one per indexed axis: as given where they are integer arrays
+// (the common case, kept cheap), else through NumPy's indexing rules (slices, Ellipsis, boolean
+// arrays: python/ufunc/_indexing.py).
+nb::tuple at_index_arrays(const ufunc::array& a, nb::handle index) {
+  const auto plain = [](nb::handle h) {
+    if (PyArray_Check(h.ptr())) return PyArray_ISINTEGER(reinterpret_cast<PyArrayObject*>(h.ptr()));
+    return PyList_Check(h.ptr()) || PyLong_Check(h.ptr());
+  };
+  if (PyTuple_Check(index.ptr())) {
+    bool all_plain = true;
+    for (nb::handle h : nb::borrow<nb::tuple>(index)) all_plain = all_plain && plain(h) && !PyList_Check(h.ptr());
+    if (all_plain) return nb::borrow<nb::tuple>(index);
+  } else if (PyArray_Check(index.ptr()) && plain(index)) {
+    return nb::make_tuple(index);
   }
-  if (index.ptr() == Py_Ellipsis) throw index_error("ufunc.at: an Ellipsis index is not supported");
-  return call.context.input_array(index);
+  static nb::object convert = nb::module_::import_("ufunc._indexing").attr("at_index_arrays");
+  nb::list shape;
+  for (auto extent : a.shape()) shape.append(extent);
+  return nb::borrow<nb::tuple>(convert(nb::tuple(shape), index));
 }
 
 // The call, as the type's tp_call slot: no method lookup and no argument repacking, which would cost
@@ -180,7 +191,7 @@ void bind_ufunc(nb::module_& m) {
       .def(
           "reduce",
           [](const python_ufunc& self, nb::handle array, nb::handle axis, nb::handle dtype, nb::handle out,
-             bool keepdims, nb::handle initial, nb::handle where, nb::handle target, nb::handle stream) {
+             nb::handle keepdims, nb::handle initial, nb::handle where, nb::handle target, nb::handle stream) {
             parsed_call call;
             method_target(call, target, stream);
             const auto a = call.context.input_array(array);
@@ -191,7 +202,7 @@ void bind_ufunc(nb::module_& m) {
               nb::handle o_obj = PyTuple_Check(out.ptr()) ? nb::handle(nb::borrow<nb::tuple>(out)[0]) : out;
               o.out = call.context.output_array(o_obj);
             }
-            o.keepdims = keepdims;
+            o.keepdims = PyObject_IsTrue(keepdims.ptr()) == 1;
             o.initial = initial_of(initial);
             if (!(PyBool_Check(where.ptr()) && where.ptr() == Py_True)) o.where = call.context.input_array(where);
             o.target = call.options.target;
@@ -204,17 +215,18 @@ void bind_ufunc(nb::module_& m) {
             return to_python(r, call.context);
           },
           nb::arg("array"), nb::arg("axis").none() = 0, nb::arg("dtype").none() = nb::none(),
-          nb::arg("out").none() = nb::none(), nb::arg("keepdims") = false, nb::arg("initial").none() = nb::none(),
-          nb::arg("where").none() = true, nb::arg("target").none() = nb::none(), nb::arg("stream").none() = nb::none(),
+          nb::arg("out").none() = nb::none(), nb::arg("keepdims") = nb::bool_(false),
+          nb::arg("initial").none() = nb::none(), nb::arg("where").none() = true, nb::arg("target").none() = nb::none(),
+          nb::arg("stream").none() = nb::none(),
           "Reduces array's dimensions by applying the ufunc along axis (as numpy.ufunc.reduce).")
       .def(
           "accumulate",
-          [](const python_ufunc& self, nb::handle array, int axis, nb::handle dtype, nb::handle out, nb::handle target,
-             nb::handle stream) {
+          [](const python_ufunc& self, nb::handle array, nb::handle axis, nb::handle dtype, nb::handle out,
+             nb::handle target, nb::handle stream) {
             parsed_call call;
             method_target(call, target, stream);
             const auto a = call.context.input_array(array);
-            const auto o = accumulate_options_of(call, axis, dtype, out);
+            const auto o = accumulate_options_of(call, axis, dtype, out, "accumulate");
             ufunc::array r;
             {
               nb::gil_scoped_release unlocked;
@@ -228,13 +240,13 @@ void bind_ufunc(nb::module_& m) {
           "Accumulates the ufunc's results along axis (as numpy.ufunc.accumulate).")
       .def(
           "reduceat",
-          [](const python_ufunc& self, nb::handle array, nb::handle indices, int axis, nb::handle dtype, nb::handle out,
-             nb::handle target, nb::handle stream) {
+          [](const python_ufunc& self, nb::handle array, nb::handle indices, nb::handle axis, nb::handle dtype,
+             nb::handle out, nb::handle target, nb::handle stream) {
             parsed_call call;
             method_target(call, target, stream);
             const auto a = call.context.input_array(array);
             const auto idx = call.context.input_array(indices);
-            const auto o = accumulate_options_of(call, axis, dtype, out);
+            const auto o = accumulate_options_of(call, axis, dtype, out, "reduceat");
             ufunc::array r;
             {
               nb::gil_scoped_release unlocked;
@@ -270,15 +282,9 @@ void bind_ufunc(nb::module_& m) {
             method_target(call, target, stream);
             const auto target_array = call.context.output_array(a);
             std::vector<ufunc::array> index;
-            if (PyTuple_Check(indices.ptr())) {
-              std::size_t axis = 0;
-              for (nb::handle h : nb::borrow<nb::tuple>(indices))
-                index.push_back(at_index(call, h, target_array, axis++));
-            } else {
-              index.push_back(at_index(call, indices, target_array, 0));
-            }
+            for (nb::handle h : at_index_arrays(target_array, indices)) index.push_back(call.context.input_array(h));
             if (f.nin() == 1) {
-              if (!b.is_none()) throw value_error("second operand needed for ufunc");  // NumPy's words, reversed case
+              if (!b.is_none()) throw value_error("second operand provided when ufunc is unary");
               nb::gil_scoped_release unlocked;
               f.at(target_array, index, call.options);
             } else {
