@@ -14,6 +14,17 @@ get_property(_ufunc_backends GLOBAL PROPERTY UFUNC_BACKENDS)
 foreach(name IN LISTS _ufunc_backends)
   list(APPEND _ufunc_header_dirs backends/${name}/include)
 endforeach()
+# The distributed-array library (dist/), where it was built: ufunc::dist in the same package.
+set(UFUNC_DIST_BUILT OFF)
+if(TARGET ufunc_dist)
+  set(UFUNC_DIST_BUILT ON)
+  install(TARGETS ufunc_dist EXPORT ufuncTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  list(APPEND _ufunc_header_dirs dist/include)
+endif()
 foreach(dir IN LISTS _ufunc_header_dirs)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ufunc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
