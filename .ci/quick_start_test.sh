@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's two quick-start commands, in order, as a new user runs them on a fresh machine whose
 # python3 has no NumPy: `bash examples/run.sh` (which configures the build first), then
-# `bash tests/run.sh`. Passes only if every NumPy differential test ran and passed: a build that
-# cached a Python without NumPy, or a generator that skipped, fails here.
+# `bash tests/run.sh`. Passes only if every NumPy differential test ran and passed (a build that
+# cached a Python without NumPy, or a generator that skipped, fails here), and every distributed
+# test under mpirun (dist.np1 to dist.np4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,5 +31,15 @@ passed=$(grep -cE 'Test +#[0-9]+: numpy_differential[^ ]* \.+ +Passed' "$log" ||
 echo "quick start test: $passed of $registered NumPy differential tests passed"
 if [ "$registered" -lt 5 ] || [ "$passed" -ne "$registered" ]; then
   echo "quick start test: FAILED (the NumPy oracle must run after the README's two commands)" >&2
+  exit 1
+fi
+
+# The distributed tests (ufunc::dist under mpirun -np 1 to 4, tests/dist): every one registered
+# and passed. A build that found no MPI registers dist.mpi, SKIPPED, instead: a failure here.
+dist_registered=$(ctest --test-dir build/cpu -N -R '^dist\.np' | grep -cE 'Test +#' || true)
+dist_passed=$(grep -cE 'Test +#[0-9]+: dist\.np[0-9]+ \.+ +Passed' "$log" || true)
+echo "quick start test: $dist_passed of $dist_registered distributed (MPI) tests passed"
+if [ "$dist_registered" -lt 4 ] || [ "$dist_passed" -ne "$dist_registered" ]; then
+  echo "quick start test: FAILED (the distributed tests must run under mpirun after the README's two commands)" >&2
   exit 1
 fi

@@ -66,6 +66,12 @@ ufunc__has_nvcc() {
   return 1
 }
 
+# Open MPI for ufunc::dist (dist/, its tests under mpirun and its example): the compiler
+# wrapper FindMPI reads and the launcher.
+ufunc__has_mpi() {
+  command -v mpicxx >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1
+}
+
 ufunc_ensure_dependencies() {
   local preset=$1
   # Requirement, the check that proves it, the Debian package that provides it.
@@ -105,6 +111,23 @@ ufunc_ensure_dependencies() {
       packages+=(ninja-build)
     fi
   fi
+
+  # MPI: the presets that build the tests want it (the sanitizer presets build no ufunc::dist,
+  # the cuda preset's GPU hosts have no package registry). Installed as root where missing; a
+  # build without it skips ufunc::dist, whose tests then report SKIPPED.
+  case "$preset" in
+    cpu | tbb | all | debug)
+      if ! ufunc__has_mpi; then
+        if [ "$(id -u)" -eq 0 ] && echo "Installing Open MPI (libopenmpi-dev openmpi-bin) for ufunc::dist" &&
+          ufunc__apt_install libopenmpi-dev openmpi-bin; then
+          :
+        else
+          echo "No MPI (mpicxx, mpiexec): ufunc::dist is not built and its tests report SKIPPED;" \
+            "install it with:  sudo apt-get install -y libopenmpi-dev openmpi-bin" >&2
+        fi
+      fi
+      ;;
+  esac
 
   if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then

@@ -22,4 +22,7 @@ log=build/$preset/Testing/Temporary/LastTest.log
 if [ -f "$log" ] && grep -q "^SKIPPED: the NumPy oracle" "$log"; then
   echo "NOTE: the NumPy differential tests did not run: $(grep -m1 '^SKIPPED: the NumPy oracle' "$log" | cut -d: -f3- | sed 's/^ *//')" >&2
 fi
+if [ -f "$log" ] && grep -q "^SKIPPED: ufunc::dist" "$log"; then
+  echo "NOTE: the distributed tests did not run: $(grep -m1 '^SKIPPED: ufunc::dist' "$log" | cut -d: -f3- | sed 's/^ *//')" >&2
+fi
 exit $status
