@@ -20,3 +20,8 @@ cmake --build --preset "$preset" --target run_examples
 if ! grep -q "^UFUNC_BUILD_PYTHON:STRING=OFF" "build/$preset/CMakeCache.txt"; then
   cmake --build --preset "$preset" --target run_python_examples
 fi
+# The distributed example (ufunc::dist) under mpirun -np 2, where the build found MPI.
+targets=$(cmake --build --preset "$preset" --target help 2>/dev/null || true)
+if grep -q run_distributed_example <<<"$targets"; then
+  cmake --build --preset "$preset" --target run_distributed_example
+fi
