@@ -18,6 +18,7 @@
 namespace ufunc::python {
 void bind_gufunc(nb::module_& m);
 void bind_kernels(nb::module_& m);
+void bind_c_function(nb::module_& m);
 }  // namespace ufunc::python
 
 namespace {
@@ -40,6 +41,7 @@ NB_MODULE(_core, m) {
   bind_ufunc(m);
   bind_gufunc(m);
   bind_kernels(m);
+  bind_c_function(m);
 
   m.def(
       "set_target",

@@ -175,12 +175,22 @@ PyType_Slot ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&call_ufunc)},
 
 }  // namespace
 
-nb::object wrap_ufunc(const ufunc::function& f) {
-  nb::object o = nb::cast(python_ufunc{&f});
+namespace {
+nb::object wrap(python_ufunc u) {
+  const auto& f = *u.function;
+  nb::object o = nb::cast(std::move(u));
   // Instance attributes: a type's own __name__ cannot be a property.
   o.attr("__name__") = f.name();
   o.attr("__doc__") = call_doc(f);
   return o;
+}
+}  // namespace
+
+nb::object wrap_ufunc(const ufunc::function& f) { return wrap(python_ufunc{&f, nullptr}); }
+
+nb::object wrap_owned_ufunc(std::shared_ptr<const ufunc::function> f) {
+  const auto* p = f.get();
+  return wrap(python_ufunc{p, std::move(f)});
 }
 
 void bind_ufunc(nb::module_& m) {

@@ -2,6 +2,8 @@
 // methods (reduce, accumulate, reduceat, outer, at), plus target= and stream=.
 #pragma once
 
+#include <memory>
+
 #include <nanobind/nanobind.h>
 
 #include <ufunc/core/function.hpp>
@@ -12,10 +14,13 @@ namespace nb = nanobind;
 
 struct python_ufunc {
   const ufunc::function* function;
+  std::shared_ptr<const ufunc::function> owned;  // ufuncs made from Python; null for the built-ins
 };
 
 /// The Python ufunc of a built-in (or any library-lifetime) ufunc.
 [[nodiscard]] nb::object wrap_ufunc(const ufunc::function& f);
+/// The Python ufunc that owns `f` (one made from Python).
+[[nodiscard]] nb::object wrap_owned_ufunc(std::shared_ptr<const ufunc::function> f);
 
 void bind_ufunc(nb::module_& m);
 

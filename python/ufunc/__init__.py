@@ -32,6 +32,7 @@ from ._core import (
     cuda_available,
     device_array,
     elementwise_kernel,
+    from_c_function,
     get_target,
     geterr,
     geterrcall,
@@ -79,6 +80,21 @@ globals().update(_builtins)
 ufunc_names = sorted(_builtins)
 
 
+def from_cfunc(cfunc, name=None, identity=None):
+    """A ufunc over a Numba ``@cfunc`` (cpu and parallel targets), as Numba's ``@vectorize`` makes one::
+
+        @numba.cfunc("float64(float64, float64)")
+        def rel_diff(x, y):
+            return 2 * (x - y) / (x + y)
+
+        f = ufunc.from_cfunc(rel_diff)
+        f(a, b, target="parallel")                    # broadcasting, out=, where=, reduce, ... as any ufunc
+    """
+    sig = cfunc._sig
+    signature = f"{sig.return_type}({', '.join(str(a) for a in sig.args)})"
+    return from_c_function(cfunc.address, signature, name or cfunc.__name__, identity, cfunc)
+
+
 @_contextlib.contextmanager
 def errstate(*, call=None, all=None, divide=None, over=None, under=None, invalid=None):
     """Floating-point error policies for a block, as numpy.errstate (the calling thread's)::
@@ -107,6 +123,8 @@ __all__ = [
     "device_array",
     "elementwise_kernel",
     "errstate",
+    "from_c_function",
+    "from_cfunc",
     "get_target",
     "geterr",
     "geterrcall",
