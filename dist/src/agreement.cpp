@@ -16,15 +16,6 @@ namespace ufunc::dist::detail {
 
 namespace {
 
-std::uint64_t fnv1a(std::string_view s) noexcept {
-  std::uint64_t h = 14695981039346656037ull;
-  for (const char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 std::string message_of(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);
@@ -39,6 +30,28 @@ std::string message_of(const std::exception_ptr& e) {
 std::string clip(const std::string& s) { return s.size() <= 400 ? s : s.substr(0, 400) + "..."; }
 
 }  // namespace
+
+description::description(std::string text) : text_(std::move(text)) { mix(std::string_view(text_)); }
+
+// A word at a time (boost's hash_combine with a 64-bit constant): the same value on
+// every rank for the same facts, nothing rank-specific (pointers, padding) mixed in.
+description& description::mix(std::uint64_t v) noexcept {
+  hash_ ^= v + 0x9e3779b97f4a7c15ull + (hash_ << 6) + (hash_ >> 2);
+  return *this;
+}
+
+description& description::mix(std::string_view s) noexcept {
+  for (const char c : s) {
+    hash_ ^= static_cast<unsigned char>(c);
+    hash_ *= 1099511628211ull;
+  }
+  return mix(static_cast<std::uint64_t>(s.size()));
+}
+
+description& description::mix(std::span<const std::int64_t> v) noexcept {
+  for (const std::int64_t x : v) mix(static_cast<std::uint64_t>(x));
+  return mix(static_cast<std::uint64_t>(v.size()));
+}
 
 std::string error_kind(const std::exception_ptr& e) {
   try {
@@ -82,9 +95,9 @@ std::string error_kind(const std::exception_ptr& e) {
   }
 }
 
-void agree(const communicator& comm, std::exception_ptr failure, std::string_view description, const fp_capture* fp) {
+void agree(const communicator& comm, std::exception_ptr failure, const description& asked, const fp_capture* fp) {
   const auto size = static_cast<std::uint64_t>(comm.size());
-  const std::uint64_t h = fnv1a(description);
+  const std::uint64_t h = asked.hash();
   // One MIN reduction decides everything: the lowest failing rank, the smallest and
   // (as the smallest complement) the largest description hash, and whether any rank
   // has floating-point events.
@@ -101,7 +114,7 @@ void agree(const communicator& comm, std::exception_ptr failure, std::string_vie
   }
   if (v[1] != ~v[2]) {
     // Only now (every rank sees the mismatch) is it worth sending the descriptions.
-    const auto all = allgather_strings(comm, description);
+    const auto all = allgather_strings(comm, asked.text());
     std::string message =
         "ufunc::dist: the ranks were called with different arguments (every rank must pass the same dtypes, global "
         "shapes, distributions and options):";

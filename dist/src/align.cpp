@@ -121,4 +121,25 @@ std::string describe(const operand& op) {
   return op.distributed().describe();
 }
 
+void mix(description& d, const dist::distribution& layout) {
+  d.mix(static_cast<std::uint64_t>(static_cast<std::int64_t>(layout.axis()))).mix(layout.bounds());
+}
+
+void mix(description& d, const operand& op) {
+  if (op.empty()) {
+    d.mix(std::uint64_t{0});
+    return;
+  }
+  if (op.is_scalar()) {
+    d.mix(std::uint64_t{1}).mix(static_cast<std::uint64_t>(op.scalar().value_kind()));
+    return;
+  }
+  const ufunc::array& a = op.is_replicated() ? op.replicated() : op.distributed().local();
+  d.mix(op.is_replicated() ? std::uint64_t{2} : std::uint64_t{3});
+  if (!a.valid()) return;
+  d.mix(static_cast<std::uint64_t>(a.type().index())).mix(global_shape_of(op));
+  d.mix(a.device().is_host() ? std::uint64_t{0} : std::uint64_t{1});
+  if (op.is_distributed()) mix(d, op.distributed().distribution());
+}
+
 }  // namespace ufunc::dist::detail

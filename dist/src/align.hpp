@@ -20,6 +20,8 @@
 #include <ufunc/dist/array.hpp>
 #include <ufunc/dist/operand.hpp>
 
+#include "agreement.hpp"
+
 namespace ufunc::dist::detail {
 
 /// The output of a distributed operation: its global shape, distribution, communicator.
@@ -55,5 +57,8 @@ struct route {
 /// One operand for a description (agreement.hpp): its kind, dtype, global shape,
 /// distribution and device kind; scalars by their kind only (values may differ).
 [[nodiscard]] std::string describe(const operand& op);
+/// The same facts mixed into a description's hash.
+void mix(description& d, const operand& op);
+void mix(description& d, const dist::distribution& layout);
 
 }  // namespace ufunc::dist::detail

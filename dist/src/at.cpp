@@ -160,7 +160,7 @@ void at_impl(const ufunc::function& f, const dist::array& a, std::span<const ufu
       f.at(a.local(), local_index, local_b, lo);
   });
   fp.stop();
-  detail::agree(comm, failed, communicates ? std::string_view() : std::string_view(description), &fp);
+  detail::agree(comm, failed, communicates ? std::string() : description, &fp);
 }
 
 }  // namespace

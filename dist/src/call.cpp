@@ -79,7 +79,7 @@ std::vector<dist::array> call(const ufunc::function& f, std::span<const operand>
   t.comm = comm;
   std::vector<detail::route> routes(inputs.size());
   detail::route where_route;
-  std::string description;
+  detail::description asked;
   bool communicates = false;
   auto failed = detail::attempt([&] {
     std::vector<dim_vector> shapes;
@@ -104,24 +104,35 @@ std::vector<dist::array> call(const ufunc::function& f, std::span<const operand>
                               " does not broadcast to the output's shape " + ufunc::array::shape_string(t.shape));
     }
     t.layout = detail::choose_layout(all, options.out, t.shape, comm, what);
-    description = what + " -> " + ufunc::array::shape_string(t.shape) + ", " + t.layout.str() + ":";
+    // What every rank must agree on, as a hash (a call's hot path builds no text).
+    asked.mix(f.name()).mix(t.shape);
+    detail::mix(asked, t.layout);
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       routes[i] = detail::route_for(inputs[i], t, what);
       communicates = communicates || routes[i].communicates(inputs[i]);
-      description += " " + detail::describe(inputs[i]) + ";";
+      detail::mix(asked, inputs[i]);
     }
     if (!options.where.empty()) {
       where_route = detail::route_for(options.where, t, what);
       communicates = communicates || where_route.communicates(options.where);
-      description += " where " + detail::describe(options.where) + ";";
     }
-    for (const auto& o : outs) description += " out " + detail::describe(o) + ";";
-    description += detail::options_text(options);
+    detail::mix(asked, options.where);
+    for (const auto& o : outs) detail::mix(asked, o);
+    asked.mix(options.dtype ? static_cast<std::uint64_t>(options.dtype->index()) : 99u).mix(options.signature);
+    asked.mix(static_cast<std::uint64_t>(options.casting)).mix(static_cast<std::uint64_t>(options.order));
+    asked.mix(options.target ? static_cast<std::uint64_t>(*options.target) : 999u);
+    asked.set_text([&] {
+      std::string text = what + " -> " + ufunc::array::shape_string(t.shape) + ", " + t.layout.str() + ":";
+      for (const auto& op : inputs) text += " " + detail::describe(op) + ";";
+      text += " where " + detail::describe(options.where) + ";";
+      for (const auto& o : outs) text += " out " + detail::describe(o) + ";";
+      return text + detail::options_text(options);
+    });
   });
   // Operands that move need every rank in agreement first; a call whose operands all
   // have the output's blocks agrees once, after its local call (agreement.hpp says why
   // that is safe).
-  if (failed || communicates) detail::agree(comm, failed, description);
+  if (failed || communicates) detail::agree(comm, failed, asked);
 
   std::vector<ufunc::operand> local;
   local.reserve(inputs.size());
@@ -140,7 +151,8 @@ std::vector<dist::array> call(const ufunc::function& f, std::span<const operand>
   detail::fp_capture fp;
   failed = detail::attempt([&] { results = f.call(local, lo); });
   fp.stop();
-  detail::agree(comm, failed, communicates ? std::string_view() : std::string_view(description), &fp);
+  const detail::description checked;  // agreed before the operands moved
+  detail::agree(comm, failed, communicates ? checked : asked, &fp);
 
   std::vector<dist::array> out;
   out.reserve(results.size());

@@ -34,8 +34,8 @@ fp_capture::fp_capture() {
   saved_ = geterr();
   if (saved_ == fp_errors{fp_policy::ignore, fp_policy::ignore, fp_policy::ignore, fp_policy::ignore}) return;
   active_ = true;
-  auto events = events_;
-  saved_handler_ = seterrcall([events](std::string_view what, unsigned flags) {
+  // A pointer: the handler stays small enough for std::function to hold without allocating.
+  saved_handler_ = seterrcall([events = &events_](std::string_view what, unsigned flags) {
     const auto at = what.find(encountered);
     const unsigned kind = kind_of(what);
     add_event(*events, at == std::string_view::npos ? std::string_view("ufunc") : what.substr(at + encountered.size()),
@@ -55,8 +55,8 @@ void fp_capture::stop() noexcept {
 
 void fp_capture::rename(std::string_view from, std::string_view to) {
   std::vector<event> renamed;
-  for (const auto& e : *events_) add_event(renamed, e.name == from ? to : e.name, e.flags);
-  *events_ = std::move(renamed);
+  for (const auto& e : events_) add_event(renamed, e.name == from ? to : e.name, e.flags);
+  events_ = std::move(renamed);
 }
 
 void fp_capture::apply(const communicator& comm, const std::vector<event>& events) const {
@@ -71,7 +71,7 @@ void fp_capture::apply(const communicator& comm, const std::vector<event>& event
 
 void fp_capture::report(const communicator& comm) const {
   std::string mine;
-  for (const auto& e : *events_) mine += e.name + '\x1f' + std::to_string(e.flags) + '\x1e';
+  for (const auto& e : events_) mine += e.name + '\x1f' + std::to_string(e.flags) + '\x1e';
   std::vector<event> merged;
   // In rank order, so that every rank reports the same kinds under the same names in the same order.
   for (const std::string& s : allgather_strings(comm, mine)) {
@@ -87,6 +87,6 @@ void fp_capture::report(const communicator& comm) const {
   apply(comm, merged);
 }
 
-void fp_capture::report_local(const communicator& comm) const { apply(comm, *events_); }
+void fp_capture::report_local(const communicator& comm) const { apply(comm, events_); }
 
 }  // namespace ufunc::dist::detail

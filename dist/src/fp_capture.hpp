@@ -7,7 +7,6 @@
 // report on rank 0 only (one warning per call, as one process).
 #pragma once
 
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,7 +26,7 @@ class fp_capture {
 
   /// Restores the caller's policies and handler (the destructor does it too).
   void stop() noexcept;
-  [[nodiscard]] bool has_events() const noexcept { return !events_->empty(); }
+  [[nodiscard]] bool has_events() const noexcept { return !events_.empty(); }
   /// Reports events recorded under `from` under `to` instead (a method's combining calls
   /// report as the method, as NumPy names them).
   void rename(std::string_view from, std::string_view to);
@@ -49,7 +48,8 @@ class fp_capture {
   bool active_ = false;
   fp_errors saved_{};
   fp_call_handler saved_handler_;
-  std::shared_ptr<std::vector<event>> events_ = std::make_shared<std::vector<event>>();
+  // Filled by the handler, which holds its address: the capture neither moves nor copies.
+  std::vector<event> events_;
 };
 
 }  // namespace ufunc::dist::detail

@@ -64,7 +64,7 @@ dist::array reduce(const ufunc::function& f, const dist::array& a, const reduce_
   dist::distribution layout;
   dim_vector shape;  // the result's global shape
   ufunc::array out_local;
-  std::string description;
+  detail::description asked;
   bool communicates = false;
   bool across = false;    // the split axis is reduced: the ranks' partial results are combined
   bool pipeline = false;  // ... one rank after the other (a loop that is not reorderable)
@@ -124,16 +124,25 @@ dist::array reduce(const ufunc::function& f, const dist::array& a, const reduce_
       where_route = detail::route_for(options.where, t, what);
       communicates = where_route.communicates(options.where);
     }
-    description = what + ": " + a.describe() + " axes";
-    for (const bool r : plan.reduced) description += r ? " 1" : " 0";
-    description += std::string(" keepdims=") + (options.keepdims ? "1" : "0") +
-                   " type=" + std::string(plan.type.name()) +
-                   (options.initial ? " initial " + options.initial->str() : "") + " where " +
-                   detail::describe(options.where) + " out " + detail::describe(options.out);
+    asked.mix(what);
+    detail::mix(asked, input);
+    for (const bool r : plan.reduced) asked.mix(r ? 1u : 0u);
+    asked.mix(options.keepdims ? 1u : 0u).mix(static_cast<std::uint64_t>(plan.type.index()));
+    asked.mix(options.initial ? options.initial->str() : std::string("-"));
+    detail::mix(asked, options.where);
+    detail::mix(asked, options.out);
+    asked.set_text([&] {
+      std::string text = what + ": " + a.describe() + " axes";
+      for (const bool r : plan.reduced) text += r ? " 1" : " 0";
+      return text + " keepdims=" + (options.keepdims ? "1" : "0") + " type=" + std::string(plan.type.name()) +
+             (options.initial ? " initial " + options.initial->str() : "") + " where " +
+             detail::describe(options.where) + " out " + detail::describe(options.out);
+    });
   });
   // The pipeline's first messages are point to point: the ranks agree before them.
-  if (failed || communicates || pipeline) detail::agree(comm, failed, description);
-  const std::string_view unchecked = communicates || pipeline ? std::string_view() : std::string_view(description);
+  if (failed || communicates || pipeline) detail::agree(comm, failed, asked);
+  const detail::description checked;
+  const detail::description& unchecked = communicates || pipeline ? checked : asked;
 
   ufunc::reduce_options lo;
   lo.axis = options.axis;
