@@ -179,6 +179,13 @@ COMPLEX_ULPS = {"multiply": 2, "square": 2, "divide": 4, "reciprocal": 4, "sqrt"
 ZERO_SIGN_FREE = {"maximum", "minimum", "fmax", "fmin"}
 
 
+def zero_sign_compared(name, code):
+    """Whether the sign of a zero result is compared. Not for maximum/minimum/fmax/fmin, nor for
+    float16 nextafter: NumPy 2.4's nextafter(x, y) of float16 returns x where x == y, NumPy 2.5's
+    returns y (as C's nextafter): nextafter(0.0, -0.0)'s zero sign depends on NumPy's version."""
+    return name not in ZERO_SIGN_FREE and not (name == "nextafter" and code == "e")
+
+
 def ulps_for(name, complex_inputs):
     """The ulp bound of ufunc `name`'s float results (docs/testing.md, "What is compared")."""
     if complex_inputs:
@@ -301,7 +308,7 @@ def assert_same(got, want, name, *, ulps=None, complex_inputs=False, what=None, 
     if code in COMPLEX_CODES:
         _compare_complex(got_a, want_a, code, bound, what)
     else:
-        _compare_real(got_a, want_a, code, bound, name not in ZERO_SIGN_FREE, what)
+        _compare_real(got_a, want_a, code, bound, zero_sign_compared(name, code), what)
 
 
 def assert_reduction_close(got, want, code, n, absolute, what):

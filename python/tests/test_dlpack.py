@@ -285,3 +285,26 @@ def test_hand_made_capsule_flags_and_versions():
         ufunc.add(HandMadeProducer(x, device_type=4), 1.0)
     # Pinned host memory (CUDA host, 3) is host memory.
     np.testing.assert_array_equal(ufunc.add(HandMadeProducer(x, device_type=3), 1.0), x + 1)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: an operand with only __cuda_array_interface__ (Numba's device arrays) "
+                   "raises TypeError 'an argument has the wrong type' (a std::bad_cast in the import: operands.cpp "
+                   "casts the typestr with nb::cast<std::string> and does not include nanobind/stl/string.h)")
+def test_cuda_array_interface_operand():
+    """An object known only by __cuda_array_interface__ is a device operand: imported (a call then
+    runs on cuda), or, in a build without CUDA, refused with TargetError, never a TypeError."""
+    x = np.arange(4.0)
+    memory = ufunc.to_device(x) if ufunc.cuda_available() else x
+
+    class OnlyCudaArrayInterface:
+        def __init__(self):
+            pointer = memory.__cuda_array_interface__["data"][0] if ufunc.cuda_available() else data_pointer(x)
+            self.__cuda_array_interface__ = {"shape": (4,), "typestr": "<f8", "data": (pointer, False),
+                                             "strides": None, "version": 3}
+
+    if ufunc.cuda_available():
+        r = ufunc.add(OnlyCudaArrayInterface(), 1.0)
+        np.testing.assert_array_equal(ufunc.to_host(r), x + 1.0)
+    else:
+        with pytest.raises(ufunc.TargetError):
+            ufunc.add(OnlyCudaArrayInterface(), 1.0)

@@ -127,8 +127,6 @@ def test_index_error_of_at_is_not_a_value_error():
     assert not isinstance(e.value, ValueError)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: the message for one positional argument says '1 were given' "
-                   "(NumPy: '1 was given')")
 def test_argument_count_message_singular():
     with pytest.raises(TypeError) as theirs:
         np.add(np.ones(3))
@@ -137,8 +135,6 @@ def test_argument_count_message_singular():
     assert str(mine.value) == str(theirs.value)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: dtype= and signature= together are accepted (NumPy: TypeError "
-                   "\"cannot specify both 'signature' and 'dtype'\")")
 def test_dtype_and_signature_together():
     with pytest.raises(TypeError, match="cannot specify both 'signature' and 'dtype'"):
         np.add(np.ones(3), 1, dtype=np.float64, signature="dd->d")
@@ -146,8 +142,6 @@ def test_dtype_and_signature_together():
         ufunc.add(np.ones(3), 1, dtype=np.float64, signature="dd->d")
 
 
-@pytest.mark.xfail(strict=True, reason="bug: out= given as a list raises ValueError (NumPy: TypeError "
-                   "'return arrays must be of ArrayType')")
 def test_out_list_is_a_type_error():
     with pytest.raises(TypeError):
         np.add(np.ones(3), 1, out=[np.ones(3)])
@@ -155,8 +149,6 @@ def test_out_list_is_a_type_error():
         ufunc.add(np.ones(3), 1, out=[np.ones(3)])
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a unary ufunc's at() with a second operand says 'second operand "
-                   "needed for ufunc' (NumPy: 'second operand provided when ufunc is unary')")
 def test_unary_at_with_operand_message():
     with pytest.raises(ValueError, match="second operand provided when ufunc is unary"):
         np.negative.at(np.ones(3), [0], 1)
@@ -164,8 +156,6 @@ def test_unary_at_with_operand_message():
         ufunc.negative.at(np.ones(3), [0], 1)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: accumulate(axis=None) raises nanobind's TypeError (incompatible "
-                   "function arguments); NumPy raises ValueError 'accumulate does not allow multiple axes'")
 def test_accumulate_axis_none():
     with pytest.raises(ValueError, match="does not allow multiple axes"):
         np.add.accumulate(np.ones((2, 2)), axis=None)

@@ -3,6 +3,11 @@ and out without copies (DLPack, __cuda_array_interface__), the DLPack stream han
 ufunc on the device for float32 and float64 against NumPy, the methods, elementwise_kernel and
 reduction_kernel with CuPy's argument strings, floating-point errors on the device."""
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -130,13 +135,20 @@ def test_errstate_on_the_device():
     d = ufunc.to_device(np.ones(1 << 16))
     with ufunc.errstate(divide="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
         ufunc.divide(d, 0.0)
+    with ufunc.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow encountered in exp"):
+        ufunc.exp(ufunc.multiply(d, 1000.0))
     with ufunc.errstate(invalid="ignore"):
         r = ufunc.sqrt(ufunc.multiply(d, -1.0))
     assert np.isnan(r.get()).all()
-    with pytest.warns(RuntimeWarning, match="overflow"):
-        ufunc.exp(ufunc.multiply(d, 1000.0))
+    # 'warn': device calls return without waiting, so the warning comes once the flags are known, at
+    # the latest when the result is brought to the host (NumPy's comes during the call).
+    with pytest.warns(RuntimeWarning, match="overflow encountered in exp"):
+        r = ufunc.exp(ufunc.multiply(d, 1000.0))
+        assert np.isinf(r.get()).all()
 
 
+@pytest.mark.xfail(strict=True, reason="bug: an operand with only __cuda_array_interface__ raises TypeError 'an "
+                   "argument has the wrong type' (test_dlpack.py::test_cuda_array_interface_operand)")
 def test_cuda_array_interface_import(cp):
     """An object with only __cuda_array_interface__ (Numba's device arrays): imported without a copy."""
 
@@ -219,6 +231,34 @@ def test_stream_handshake(cp):
     s2.synchronize()
     s1.synchronize()
     np.testing.assert_array_max_ulp(cp.asnumpy(doubled), cp.asnumpy(expected * 2), maxulp=4)
+    # The device result goes before its stream (test_result_outlives_its_stream: the other order).
+    del r, c
+    cp.cuda.Device().synchronize()
+
+
+def _isolated(code):
+    """Runs `code` in a new interpreter (a crash there fails the test instead of ending the suite)."""
+    return subprocess.run([sys.executable, "-X", "faulthandler", "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ))
+
+
+@pytest.mark.xfail(strict=True, reason="bug: a device result computed with stream=s crashes (segmentation fault) "
+                   "when it is released after the CuPy stream s was destroyed (seen on an H100)")
+def test_result_outlives_its_stream(cp):
+    run = _isolated("""
+        import gc, numpy as np, cupy as cp, ufunc
+        s = cp.cuda.Stream(non_blocking=True)
+        with s:
+            x = cp.arange(1 << 20, dtype=cp.float32)
+            r = ufunc.sin(x, stream=s)
+        s.synchronize()
+        del s
+        gc.collect()
+        assert np.allclose(r.get(), np.sin(np.arange(1 << 20, dtype=np.float32)), rtol=1e-6, atol=1e-6)
+        del r
+        print("done")
+    """)
+    assert run.returncode == 0 and "done" in run.stdout, run.stderr[-3000:]
 
 
 def test_default_stream_results_for_torch(torch):
@@ -237,42 +277,55 @@ def test_default_stream_results_for_torch(torch):
 # ---------------------------------------------------------------------------------------------
 
 
+_KERNEL_CRASH = ("bug: elementwise_kernel.source(), elementwise_kernel calls and reduction_kernel calls end "
+                 "the process with a segmentation fault (seen on an H100, CUDA build of this tree, NVRTC of CUDA 13)")
+
+
+@pytest.mark.xfail(strict=True, reason=_KERNEL_CRASH)
 def test_elementwise_kernel_as_cupys(cp):
-    args = ("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")
-    mine = ufunc.elementwise_kernel(*args)
-    theirs = cp.ElementwiseKernel(*args)
-    for dtype in (cp.float32, cp.float64, cp.int32):
-        x = cp.arange(100, dtype=dtype).reshape(10, 10)
-        y = cp.arange(10, dtype=dtype)
-        got = mine(x, y)
-        np.testing.assert_array_equal(_host(got), cp.asnumpy(theirs(x, y)))
-        out = cp.empty((10, 10), dtype=dtype)
-        assert mine(x, y, out) is out
-        np.testing.assert_array_equal(cp.asnumpy(out), cp.asnumpy(theirs(x, y)))
-    # Fixed types, in place (PyCUDA's doublify).
-    doublify = ufunc.elementwise_kernel("float32 a", "float32 b", "b = a * 2", "doublify")
-    a = cp.arange(16, dtype=cp.float32).reshape(4, 4)
-    doublify(a, a)
-    np.testing.assert_array_equal(cp.asnumpy(a), 2 * np.arange(16, dtype=np.float32).reshape(4, 4))
+    run = _isolated("""
+        import numpy as np, cupy as cp, ufunc
+        args = ("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")
+        mine, theirs = ufunc.elementwise_kernel(*args), cp.ElementwiseKernel(*args)
+        assert "(x - y) * (x - y)" in mine.source([np.float32, np.float32])
+        for dtype in (cp.float32, cp.float64, cp.int32):
+            x = cp.arange(100, dtype=dtype).reshape(10, 10)
+            y = cp.arange(10, dtype=dtype)
+            got = mine(x, y)
+            assert isinstance(got, ufunc.device_array)
+            np.testing.assert_array_equal(got.get(), cp.asnumpy(theirs(x, y)))
+            out = cp.empty((10, 10), dtype=dtype)
+            assert mine(x, y, out) is out
+            np.testing.assert_array_equal(cp.asnumpy(out), cp.asnumpy(theirs(x, y)))
+            # Host operands: copied to the device and back, as target='cuda'.
+            h = mine(cp.asnumpy(x), cp.asnumpy(y))
+            np.testing.assert_array_equal(np.asarray(h.get() if hasattr(h, "get") else h), cp.asnumpy(theirs(x, y)))
+        # Fixed types, in place (PyCUDA's doublify).
+        doublify = ufunc.elementwise_kernel("float32 a", "float32 b", "b = a * 2", "doublify")
+        a = cp.arange(16, dtype=cp.float32).reshape(4, 4)
+        doublify(a, a)
+        np.testing.assert_array_equal(cp.asnumpy(a), 2 * np.arange(16, dtype=np.float32).reshape(4, 4))
+        print("done")
+    """)
+    assert run.returncode == 0 and "done" in run.stdout, run.stderr[-3000:]
 
 
+@pytest.mark.xfail(strict=True, reason=_KERNEL_CRASH)
 def test_reduction_kernel_as_cupys(cp):
-    args = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2")
-    mine = ufunc.reduction_kernel(*args)
-    theirs = cp.ReductionKernel(*args)
-    x = cp.arange(60, dtype=cp.float64).reshape(6, 10) / 7
-    np.testing.assert_allclose(np.asarray(_host_any(mine(x))), cp.asnumpy(theirs(x)), rtol=1e-13)
-    np.testing.assert_allclose(_host_any(mine(x, axis=1)), cp.asnumpy(theirs(x, axis=1)), rtol=1e-13)
-    got = _host_any(mine(x, axis=0, keepdims=True))
-    assert got.shape == (1, 10)
-    np.testing.assert_allclose(got, cp.asnumpy(theirs(x, axis=0, keepdims=True)), rtol=1e-13)
+    run = _isolated("""
+        import numpy as np, cupy as cp, ufunc
 
+        def host(r):
+            return r.get() if isinstance(r, ufunc.device_array) else cp.asnumpy(cp.asarray(r))
 
-def _host_any(r):
-    if isinstance(r, ufunc.device_array):
-        return r.get()
-    if hasattr(r, "__cuda_array_interface__"):
-        import cupy
-
-        return cupy.asnumpy(r)
-    return np.asarray(r)
+        args = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2")
+        mine, theirs = ufunc.reduction_kernel(*args), cp.ReductionKernel(*args)
+        x = cp.arange(60, dtype=cp.float64).reshape(6, 10) / 7
+        np.testing.assert_allclose(host(mine(x)), cp.asnumpy(theirs(x)), rtol=1e-13)
+        np.testing.assert_allclose(host(mine(x, axis=1)), cp.asnumpy(theirs(x, axis=1)), rtol=1e-13)
+        got = host(mine(x, axis=0, keepdims=True))
+        assert got.shape == (1, 10)
+        np.testing.assert_allclose(got, cp.asnumpy(theirs(x, axis=0, keepdims=True)), rtol=1e-13)
+        print("done")
+    """)
+    assert run.returncode == 0 and "done" in run.stdout, run.stderr[-3000:]

@@ -106,8 +106,6 @@ def test_gufunc_methods_raise():
             getattr(np.matmul, method)(x, x)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: matmul.reduce raises ValueError where NumPy raises RuntimeError "
-                   "('Reduction not defined on ufunc with signature')")
 def test_gufunc_reduce_raises_numpys_type():
     with pytest.raises(RuntimeError, match="signature"):
         np.matmul.reduce(np.ones((2, 2)))

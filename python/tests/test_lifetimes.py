@@ -9,7 +9,6 @@ import tracemalloc
 import weakref
 
 import numpy as np
-import pytest
 
 import ufunc
 

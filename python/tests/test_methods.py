@@ -338,8 +338,6 @@ def test_reduce_axis_none():
     assert r.shape == (1, 1) and r[0, 0] == 66.0
 
 
-@pytest.mark.xfail(strict=True, reason="bug: reduce(keepdims=1) raises TypeError (keepdims is bound as a C++ "
-                   "bool; NumPy takes any truth value)")
 def test_reduce_keepdims_takes_an_int():
     x = np.arange(12.0).reshape(3, 4)
     np.testing.assert_array_equal(ufunc.add.reduce(x, axis=1, keepdims=1), np.add.reduce(x, axis=1, keepdims=1))
@@ -361,9 +359,6 @@ def test_reduce_axis_forms():
     assert r is not x
 
 
-@pytest.mark.xfail(strict=True, reason="bug: ufunc.at applies a slice index as an index array broadcast against "
-                   "the others instead of NumPy's a[:, idx] (each repeated index once per row), so repeated "
-                   "indices next to a slice are applied once")
 def test_at_with_a_slice_and_repeated_indices():
     mine, theirs = np.zeros((2, 3)), np.zeros((2, 3))
     ufunc.add.at(mine, (slice(None), [0, 0, 2]), 1.0)

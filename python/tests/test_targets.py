@@ -122,7 +122,7 @@ def test_cuda_target_without_a_gpu():
 
 def test_set_and_get_target():
     targets = ufunc.available_targets()
-    assert ufunc.get_target() in targets
+    assert ufunc.get_target() in targets + ["automatic"]
     previous = ufunc.set_target("cpu")
     assert ufunc.get_target() == "cpu"
     assert ufunc.set_target(previous) == "cpu"
@@ -158,19 +158,11 @@ def test_module_attributes_as_numpy():
             assert type(mine) is type(theirs), (name, attribute)
         assert f.ntypes == len(f.types) > 0
         assert repr(f) == repr(g)
-        if not f.signature:
-            assert f.__doc__.startswith(name + "(")  # the gufuncs': test_gufunc_docstrings
+        assert f.__doc__.startswith(name + "(")
         # Every loop is NumPy's (its char codes, with int64 as 'l'), bfloat16's aside.
         numpy_types = {t.replace("q", "l").replace("Q", "L") for t in g.types}
         extra = [t for t in f.types if t not in numpy_types and "E" not in t]
         assert extra == [], (name, extra)
-
-
-@pytest.mark.xfail(strict=True, reason="bug: the gufuncs' __doc__ is the gufunc class's text, not the function's "
-                   "call signature and description as NumPy's (and the elementwise ufuncs') are")
-def test_gufunc_docstrings():
-    for name in ("matmul", "vecdot", "matvec", "vecmat"):
-        assert getattr(ufunc, name).__doc__.startswith(name + "(")
 
 
 def test_aliases_are_numpys():
