@@ -104,6 +104,7 @@ bool parse_option(parsed_call& call, std::string_view key, nb::handle value) {
     if (!value.is_none()) {
       const auto h = stream_handle(value);
       o.stream.handle = reinterpret_cast<void*>(h);
+      call.context.stream_owner = nb::borrow(value);
       call.context.dlpack_stream = h == 0 ? 1 : static_cast<std::int64_t>(h);
     }
   } else if (key == "where") {

@@ -14,6 +14,9 @@ namespace nb = nanobind;
 
 struct device_array {
   ufunc::array array;
+  /// What the memory's stream needs alive (the stream= object of the call that made it): the
+  /// library frees device memory in the order of the stream it was allocated on.
+  nb::object stream_owner = {};
 };
 
 /// The array inside a ufunc.device_array, or null for any other object.

@@ -1,5 +1,7 @@
 #include "operands.hpp"
 
+#include <nanobind/stl/string.h>
+
 #include <complex>
 #include <string>
 

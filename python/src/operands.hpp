@@ -22,6 +22,9 @@ class import_context {
  public:
   /// The CUDA stream a call runs on, as DLPack numbers streams (1: the legacy default stream).
   std::int64_t dlpack_stream = 1;
+  /// The Python stream object of stream=, which the call's device results keep alive: their memory
+  /// is freed in the order of that stream.
+  nb::object stream_owner;
   /// Whether results may view inputs (methods): then inputs are remembered for owner_of. A ufunc
   /// call's results are new arrays or its outputs, so its inputs need no bookkeeping.
   bool results_may_view_inputs = true;

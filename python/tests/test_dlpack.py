@@ -287,9 +287,6 @@ def test_hand_made_capsule_flags_and_versions():
     np.testing.assert_array_equal(ufunc.add(HandMadeProducer(x, device_type=3), 1.0), x + 1)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an operand with only __cuda_array_interface__ (Numba's device arrays) "
-                   "raises TypeError 'an argument has the wrong type' (a std::bad_cast in the import: operands.cpp "
-                   "casts the typestr with nb::cast<std::string> and does not include nanobind/stl/string.h)")
 def test_cuda_array_interface_operand():
     """An object known only by __cuda_array_interface__ is a device operand: imported (a call then
     runs on cuda), or, in a build without CUDA, refused with TargetError, never a TypeError."""

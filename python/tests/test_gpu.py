@@ -147,8 +147,6 @@ def test_errstate_on_the_device():
         assert np.isinf(r.get()).all()
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an operand with only __cuda_array_interface__ raises TypeError 'an "
-                   "argument has the wrong type' (test_dlpack.py::test_cuda_array_interface_operand)")
 def test_cuda_array_interface_import(cp):
     """An object with only __cuda_array_interface__ (Numba's device arrays): imported without a copy."""
 

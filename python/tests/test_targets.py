@@ -184,8 +184,6 @@ def test_resolve_dtypes_as_numpy():
         assert getattr(ufunc, name).resolve_dtypes(dtypes) == np_ufunc(name).resolve_dtypes(dtypes), name
 
 
-@pytest.mark.xfail(strict=True, reason="bug: ufunc.to_host of a host (NumPy) array raises ValueError 'internal: a "
-                   "result over memory that nothing owns'")
 def test_to_host_of_a_host_array():
     a = np.arange(5.0)
     r = ufunc.to_host(a)
