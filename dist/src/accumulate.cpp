@@ -65,34 +65,33 @@ dist::array accumulate(const ufunc::function& f, const dist::array& a, const acc
     if (!along || d.extent() == 0) return dist::array(local, a.global_shape(), d, comm);
 
     // Reorderable: each block's last row (its total) goes to every rank; a rank folds the
-    // totals of the blocks before its own in rank order (an exclusive scan) and applies
-    // f(prefix, row) to its rows.
+    // totals of the blocks before its own in rank order (an exclusive scan, one accumulate
+    // of the stacked totals) and applies f(prefix, row) to its rows.
     dim_vector total_shape = a.global_shape();
     total_shape[static_cast<std::size_t>(axis)] = 1;
     const ufunc::array total =
         count > 0 ? detail::rows(local, axis, count - 1, count) : ufunc::array::zeros(total_shape, rl.type, a.device());
-    const std::vector<ufunc::array> totals = detail::allgather_parts(comm, total, options.stream);
+    const ufunc::array totals = detail::allgather_parts(comm, total, options.stream);
     detail::fp_capture apply;
     failed = detail::attempt([&] {
-      if (count == 0) return;
-      ufunc::array prefix;
+      std::vector<int> before;
+      for (int r = 0; r < rank && count > 0; ++r)
+        if (d.count(r) > 0) before.push_back(r);
+      if (before.empty()) return;  // the first block, or none here: nothing to add
+      ufunc::accumulate_options ao;
+      ao.dtype = rl.type;
+      ao.target = options.target;
+      ao.stream = options.stream;
+      const ufunc::array scan = f.accumulate(detail::rows_of_ranks(totals, before), ao);
+      const auto n = static_cast<std::int64_t>(before.size());
+      const ufunc::array prefix = detail::rows(scan, 0, n - 1, n).reshape(total_shape);
       const std::string signature = rl.loop.types.str();
       ufunc::call_options co;
+      co.out = {local};
       co.signature = signature;
       co.casting = ufunc::casting::unsafe;
       co.target = options.target;
       co.stream = options.stream;
-      for (int r = 0; r < rank; ++r) {
-        if (d.count(r) == 0) continue;
-        if (!prefix.valid()) {
-          prefix = totals[static_cast<std::size_t>(r)].copy();
-          continue;
-        }
-        co.out = {prefix};
-        f(prefix, totals[static_cast<std::size_t>(r)], co);
-      }
-      if (!prefix.valid()) return;  // the first block: nothing before it
-      co.out = {local};
       f(prefix, local, co);
     });
     apply.stop();

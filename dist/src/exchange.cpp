@@ -10,6 +10,7 @@
 #include <ufunc/core/transfer.hpp>
 #include <ufunc/dist/error.hpp>
 
+#include "blocks.hpp"
 #include "nccl.hpp"
 
 namespace ufunc::dist::detail {
@@ -193,7 +194,7 @@ void exchange(const communicator& comm, dtype type, ufunc::device where, std::sp
 #endif
 }
 
-std::vector<ufunc::array> allgather_parts(const communicator& comm, const ufunc::array& part, stream_ref stream) {
+ufunc::array allgather_parts(const communicator& comm, const ufunc::array& part, stream_ref stream) {
   const auto p = comm.size();
   dim_vector shape = part.shape();
   shape.insert(0, p);
@@ -218,12 +219,27 @@ std::vector<ufunc::array> allgather_parts(const communicator& comm, const ufunc:
     all = ufunc::to_device(host, part.device().index);
 #endif
   }
-  std::vector<ufunc::array> out(static_cast<std::size_t>(p));
-  const std::int64_t bytes = part.nbytes();
-  for (int r = 0; r < p; ++r)
-    out[static_cast<std::size_t>(r)] =
-        ufunc::array(all.data() + r * bytes, part.type(), part.shape(), {}, all.owner(), all.device());
-  return out;
+  return all;
+}
+
+ufunc::array rows_of_ranks(const ufunc::array& stacked, const std::vector<int>& ranks) {
+  if (static_cast<std::int64_t>(ranks.size()) == stacked.shape()[0]) return stacked;
+  dim_vector shape = stacked.shape();
+  shape[0] = static_cast<std::int64_t>(ranks.size());
+  ufunc::array picked = ufunc::array::empty(shape, stacked.type(), stacked.device());
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const std::int64_t r = ranks[i];
+    dim_vector lo(shape.size(), 0);
+    dim_vector hi = stacked.shape();
+    lo[0] = r;
+    hi[0] = r + 1;
+    dim_vector plo(shape.size(), 0);
+    dim_vector phi = shape;
+    plo[0] = static_cast<std::int64_t>(i);
+    phi[0] = static_cast<std::int64_t>(i) + 1;
+    view_of(stacked, {lo, hi}).copy_to(view_of(picked, {plo, phi}));
+  }
+  return picked;
 }
 
 void send_part(const communicator& comm, int to, bool ok, const ufunc::array& part) {

@@ -41,10 +41,13 @@ namespace ufunc::dist::detail {
 void exchange(const communicator& comm, dtype type, ufunc::device where, std::span<const ufunc::array> sends,
               std::span<const ufunc::array> recvs, stream_ref stream = {});
 
-/// Every rank's `part` (the same shape and dtype on every rank), in rank order, each a
-/// C-ordered array on the device of this rank's part.
-[[nodiscard]] std::vector<ufunc::array> allgather_parts(const communicator& comm, const ufunc::array& part,
-                                                        stream_ref stream = {});
+/// Every rank's `part` (the same shape and dtype on every rank), stacked in rank order
+/// along a new first axis: a C-ordered array of shape (ranks, part's shape...) on the
+/// device of this rank's part.
+[[nodiscard]] ufunc::array allgather_parts(const communicator& comm, const ufunc::array& part, stream_ref stream = {});
+
+/// The rows `ranks` of a stacked array (itself where they are all of its rows).
+[[nodiscard]] ufunc::array rows_of_ranks(const ufunc::array& stacked, const std::vector<int>& ranks);
 
 /// Point to point, for the rank-ordered pipelines of non-reorderable loops: `part`
 /// (any strides, host or device) to rank `to`, with a status word before it so that a

@@ -181,8 +181,9 @@ dist::array reduce(const ufunc::function& f, const dist::array& a, const reduce_
     fp.stop();
     detail::agree(comm, failed, unchecked, &fp);
   } else if (plan.loop.reorderable) {
-    // Each rank reduces its block; the partial results go to every rank and are combined
-    // there in rank order (the same operations on every rank: the same bits).
+    // Each rank reduces its block; the partial results go to every rank, stacked in rank
+    // order, and are reduced there along the stack: one call, grouped the same way for a
+    // given number of blocks, the same operations on every rank (the same bits everywhere).
     ufunc::array part;
     failed = detail::attempt([&] {
       if (!holds) {
@@ -196,19 +197,14 @@ dist::array reduce(const ufunc::function& f, const dist::array& a, const reduce_
     });
     fp.stop();
     detail::agree(comm, failed, unchecked, &fp);
-    const std::vector<ufunc::array> parts = detail::allgather_parts(comm, part, options.stream);
+    const ufunc::array stacked = detail::rows_of_ranks(detail::allgather_parts(comm, part, options.stream), holders);
     detail::fp_capture combine;
-    result = parts[static_cast<std::size_t>(holders.front())].copy();
-    const std::string signature = plan.loop.types.str();
-    ufunc::call_options co;
-    co.out = {result};
-    co.signature = signature;
-    co.casting = ufunc::casting::unsafe;
-    co.target = options.target;
-    co.stream = options.stream;
-    for (std::size_t i = 1; i < holders.size(); ++i) f(result, parts[static_cast<std::size_t>(holders[i])], co);
+    ufunc::reduce_options ro;
+    ro.dtype = plan.type;
+    ro.target = options.target;
+    ro.stream = options.stream;
+    result = f.reduce(stacked, ro);
     combine.stop();
-    combine.rename(f.name(), "reduce");  // NumPy names the method
     combine.report_local(comm);
   } else {
     // Not reorderable: the fold goes from rank to rank, each continuing from the previous

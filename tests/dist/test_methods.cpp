@@ -214,3 +214,25 @@ TEST_CASE("reduceat, outer, at") {
   check_same(dist::allgather(got5), want5);
   (void)p;
 }
+
+TEST_CASE("float products rank after rank, and reductions over an empty axis") {
+  const auto f = random_array<double>({9, 2}, 34, 0.5, 1.5);
+  const auto mask = random_array<bool>({9, 2}, 35);
+  for (const auto& layout : layouts(9)) {
+    const auto df = split(f, layout);
+    // Float multiply is not reorderable (NumPy's product is sequential): the same bits.
+    check_same(dist::multiply.reduce(df).local(), ufunc::multiply.reduce(f));
+    check_same(dist::multiply.reduce(df, {.where = mask}).local(), ufunc::multiply.reduce(f, {.where = mask}));
+    check_same(dist::multiply.reduce(df, {.where = split(mask, layout)}).local(),
+               ufunc::multiply.reduce(f, {.where = mask}));
+    check_same(dist::allgather(dist::multiply.accumulate(df)), ufunc::multiply.accumulate(f));
+    CHECK(thrown([&] { (void)dist::multiply.reduce(df, {.axis = ufunc::all_axes}); }) == "distribution_error");
+  }
+  // Nothing to reduce although the split axis has rows: each rank computes the start value.
+  const auto flat = random_array<float>({10, 0}, 36);
+  check_same(dist::add.reduce(split(flat), {.axis = ufunc::all_axes}).local(),
+             ufunc::add.reduce(flat, {.axis = ufunc::all_axes}));
+  check_same(dist::maximum.reduce(split(flat), {.axis = ufunc::all_axes, .initial = -1.0f}).local(),
+             ufunc::maximum.reduce(flat, {.axis = ufunc::all_axes, .initial = -1.0f}));
+  check_same(dist::allgather(dist::add.reduce(split(flat), {.axis = 1})), ufunc::add.reduce(flat, {.axis = 1}));
+}

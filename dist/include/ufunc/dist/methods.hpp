@@ -3,14 +3,14 @@
 // reduce: over axes other than the split axis, each rank reduces its block (the result
 // keeps the distribution). Over the split axis (or all axes), each rank reduces its block,
 // the partial results are gathered on every rank (MPI_Allgather; a rank with an empty
-// block contributes nothing) and combined with the ufunc itself in rank order, so any
-// binary ufunc works and the result, replicated on every rank, does not depend on timing.
-// It equals the single-process result for integers, bool, min and max; float sums and
-// products are summed pairwise within a block and in rank order across blocks, within
-// the pairwise-summation bound of the single-process result. Loops that are not
-// reorderable (subtract, a vectorize'd functor without ufunc::reorderable) fold rank
-// after rank instead, each continuing from the previous rank's result: exactly the
-// single-process result.
+// block contributes nothing), stacked in rank order and reduced along the stack with the
+// ufunc itself, so any binary ufunc works and the result, replicated on every rank, is
+// grouped the same way for a given number of blocks whatever the timing. It equals the
+// single-process result for integers, bool, min and max; float sums are summed pairwise
+// within each block and across the blocks' sums, within the pairwise-summation bound of
+// the single-process result. Loops that are not reorderable (subtract, float multiply, a
+// vectorize'd functor without ufunc::reorderable) fold rank after rank instead, each
+// continuing from the previous rank's result: exactly the single-process result.
 //
 // accumulate: along other axes locally; along the split axis, reorderable loops scan
 // each block, gather the blocks' totals (an exclusive scan in rank order) and apply
