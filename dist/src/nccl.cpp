@@ -4,10 +4,12 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <ufunc/core/backend.hpp>
 #include <ufunc/dist/error.hpp>
@@ -43,6 +45,27 @@ ncclComm_t comm_for(const communicator& comm, int device) {
   std::lock_guard lock(reg.mutex);
   const auto key = std::make_pair(comm.get(), device);
   if (const auto it = reg.comms.find(key); it != reg.comms.end()) return it->second;
+  // NCCL refuses two ranks of one communicator on one GPU; every rank learns whether any
+  // host has that (ranks beyond its GPUs), and all say so in the same words.
+  int shared = 0;
+  {
+    MPI_Comm node = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node),
+              "MPI_Comm_split_type");
+    int n = 0;
+    MPI_Comm_size(node, &n);
+    std::vector<int> devices(static_cast<std::size_t>(n));
+    const int got = MPI_Allgather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, node);
+    MPI_Comm_free(&node);
+    check_mpi(got, "MPI_Allgather");
+    std::sort(devices.begin(), devices.end());
+    shared = std::adjacent_find(devices.begin(), devices.end()) != devices.end() ? 1 : 0;
+  }
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &shared, 1, MPI_INT, MPI_MAX, comm.get()), "MPI_Allreduce");
+  if (shared != 0)
+    throw distribution_error(
+        "ufunc::dist: NCCL needs one GPU per rank, and ranks on one host share a GPU: start at most as many ranks per "
+        "host as it has GPUs, or build with UFUNC_ENABLE_NCCL=OFF (device data through host copies)");
   ncclUniqueId id{};
   if (comm.rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
   check_mpi(MPI_Bcast(&id, static_cast<int>(sizeof id), MPI_BYTE, 0, comm.get()), "MPI_Bcast");

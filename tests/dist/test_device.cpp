@@ -4,6 +4,8 @@
 // ranks have no GPU (this build or machine), the case says so and checks nothing.
 #include <cfloat>
 
+#include <ufunc/core/backend.hpp>
+
 #include "dist_support.hpp"
 
 using namespace dist_test;
@@ -12,6 +14,21 @@ TEST_CASE("device blocks: one GPU per rank") {
   const ufunc::device gpu = dist::local_device(world());
   if (gpu.is_host()) {
     if (world().rank() == 0) MESSAGE("no GPU: the device path is not tested here");
+    return;
+  }
+  // NCCL needs a GPU per rank: with more ranks than GPUs on a host, check that it says so
+  // (on every rank) instead of testing. Host copies share GPUs fine.
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(world().get(), MPI_COMM_TYPE_SHARED, world().rank(), MPI_INFO_NULL, &node);
+  int ranks_here = 0;
+  MPI_Comm_size(node, &ranks_here);
+  MPI_Comm_free(&node);
+  int crowded = ranks_here > ufunc::detail::device_backend()->memory->device_count() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &crowded, 1, MPI_INT, MPI_MAX, world().get());
+  if (crowded != 0 && dist::uses_nccl()) {
+    const auto dx = dist::zeros(world(), {64}, ufunc::float32, {.device = gpu});
+    CHECK(thrown([&] { (void)dist::allgather(dx); }) == "distribution_error");
+    if (world().rank() == 0) MESSAGE("more ranks than GPUs with NCCL: the device path is not tested here");
     return;
   }
   const auto host = [](const ufunc::array& a) { return ufunc::to_host(a); };
