@@ -47,12 +47,8 @@ dist::array accumulate(const ufunc::function& f, const dist::array& a, const acc
   });
   if (failed || pipeline) detail::agree(comm, failed, description);  // before the pipeline's messages
 
-  ufunc::accumulate_options lo;
-  lo.axis = axis;
-  lo.dtype = options.dtype;
-  if (options.out) lo.out = options.out->local();
-  lo.target = options.target;
-  lo.stream = options.stream;
+  ufunc::accumulate_options lo = options.local();
+  lo.axis = axis;  // normalized
   const dist::distribution& d = a.distribution();
   const std::int64_t count = along ? d.count(rank) : 0;
   ufunc::array local;

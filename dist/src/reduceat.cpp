@@ -42,12 +42,8 @@ dist::array reduceat(const ufunc::function& f, const dist::array& a, const ufunc
                   detail::describe(out_op);
   });
   if (failed) detail::agree(comm, failed, description);
-  ufunc::accumulate_options lo;
-  lo.axis = axis;
-  lo.dtype = options.dtype;
-  if (options.out) lo.out = options.out->local();
-  lo.target = options.target;
-  lo.stream = options.stream;
+  ufunc::accumulate_options lo = options.local();
+  lo.axis = axis;  // normalized
   ufunc::array local;
   detail::fp_capture fp;
   failed = detail::attempt([&] { local = f.reduceat(a.local(), indices, lo); });

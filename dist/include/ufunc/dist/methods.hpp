@@ -63,6 +63,17 @@ struct accumulate_options {
   std::optional<dist::array> out;
   std::optional<target_id> target;
   stream_ref stream;
+
+  /// The options of a rank's own call: the same, out= as its block.
+  [[nodiscard]] ufunc::accumulate_options local() const {
+    ufunc::accumulate_options lo;
+    lo.axis = axis;
+    lo.dtype = dtype;
+    if (out) lo.out = out->local();
+    lo.target = target;
+    lo.stream = stream;
+    return lo;
+  }
 };
 
 /// np.<ufunc>.reduce. The result is replicated when the split axis is reduced.
