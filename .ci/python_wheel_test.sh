@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source cmake/ensure_dependencies.sh
 ufunc_ensure_numpy
+# The build backend itself, for a build without isolation (isolation would fetch it per build).
+"$UFUNC_PYTHON" -m pip install -q "scikit-build-core>=0.10"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install build/cpu --prefix "$work/prefix" >/dev/null
