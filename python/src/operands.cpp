@@ -81,7 +81,15 @@ ufunc::array import_cuda_array_interface(nb::handle object, const nb::dict& cai,
 
 ufunc::array import_context::remember(nb::handle object, ufunc::array a, bool for_output) {
   if (!a.device().is_host()) device_array_ = true;
-  if (for_output || results_may_view_inputs) entries_.push_back({nb::borrow(object), a});
+  if (for_output || results_may_view_inputs) {
+    entry e{nb::borrow(object), a};
+    if (count_ < inline_entries) {
+      first_[count_] = std::move(e);
+    } else {
+      more_.push_back(std::move(e));
+    }
+    ++count_;
+  }
   return a;
 }
 
@@ -135,20 +143,22 @@ ufunc::array import_context::output_array(nb::handle object) {
 }
 
 nb::object import_context::source_of(const ufunc::array& a) const {
-  for (const auto& e : entries_) {
+  nb::object found;
+  for_each_entry([&](const entry& e) {
     const auto& b = e.array;
-    if (b.data() == a.data() && b.type() == a.type() && b.shape() == a.shape() && b.strides() == a.strides() &&
-        b.device() == a.device())
-      return e.object;
-  }
-  return {};
+    if (!found.is_valid() && b.data() == a.data() && b.type() == a.type() && b.shape() == a.shape() &&
+        b.strides() == a.strides() && b.device() == a.device())
+      found = e.object;
+  });
+  return found;
 }
 
 nb::object import_context::owner_of(const ufunc::array& a) const {
-  for (const auto& e : entries_) {
-    if (e.array.device() == a.device() && detail::may_share_memory(e.array, a)) return e.object;
-  }
-  return {};
+  nb::object found;
+  for_each_entry([&](const entry& e) {
+    if (!found.is_valid() && e.array.device() == a.device() && detail::may_share_memory(e.array, a)) found = e.object;
+  });
+  return found;
 }
 
 }  // namespace ufunc::python

@@ -4,6 +4,8 @@
 // Numba), ufunc's own device arrays included.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -51,7 +53,17 @@ class import_context {
     nb::object object;
     ufunc::array array;
   };
-  std::vector<entry> entries_;
+  // The first few inline: a call's outputs are remembered on every call, and a heap block per call
+  // costs as much as a small array's loop.
+  static constexpr std::size_t inline_entries = 4;
+  std::array<entry, inline_entries> first_{};
+  std::size_t count_ = 0;
+  std::vector<entry> more_;
+  template <class F>
+  void for_each_entry(F&& f) const {
+    for (std::size_t i = 0; i < std::min(count_, inline_entries); ++i) f(first_[i]);
+    for (const auto& e : more_) f(e);
+  }
   std::vector<nb::object> temporaries_;  // converted copies, alive for the call
   bool device_array_ = false;
 };
