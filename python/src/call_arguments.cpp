@@ -126,9 +126,48 @@ void choose_target(parsed_call& call) {
   }
 }
 
+call_arguments call_arguments::of_tuple(PyObject* args, PyObject* kwargs) noexcept {
+  call_arguments a;
+  a.positional = &PyTuple_GET_ITEM(args, 0);
+  a.npositional = PyTuple_GET_SIZE(args);
+  a.kwdict = kwargs != nullptr && PyDict_GET_SIZE(kwargs) > 0 ? kwargs : nullptr;
+  return a;
+}
+
+call_arguments call_arguments::of_vector(PyObject* const* args, std::size_t nargsf, PyObject* kwnames) noexcept {
+  call_arguments a;
+  a.positional = args;
+  a.npositional = PyVectorcall_NARGS(nargsf);
+  a.kwnames = kwnames != nullptr && PyTuple_GET_SIZE(kwnames) > 0 ? kwnames : nullptr;
+  return a;
+}
+
+bool call_arguments::has_keywords() const noexcept { return kwnames != nullptr || kwdict != nullptr; }
+
+PyObject* call_arguments::keyword(PyObject* name) const {
+  if (kwnames != nullptr) {
+    // Keyword names are interned by the compiler: identity first, equality for names built at run time.
+    const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (PyTuple_GET_ITEM(kwnames, i) == name) return positional[npositional + i];
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, i), name) == 0) return positional[npositional + i];
+    return nullptr;
+  }
+  if (kwdict == nullptr) return nullptr;
+  PyObject* v = PyDict_GetItemWithError(kwdict, name);
+  if (v == nullptr && PyErr_Occurred()) throw nb::python_error();
+  return v;
+}
+
 void parse_call(parsed_call& call, std::string_view name, int nin, int nout, nb::handle args, nb::handle kwargs,
                 extra_keyword extra, void* extra_state) {
-  const auto n = static_cast<int>(PyTuple_GET_SIZE(args.ptr()));
+  parse_call(call, name, nin, nout, call_arguments::of_tuple(args.ptr(), kwargs.ptr()), extra, extra_state);
+}
+
+void parse_call(parsed_call& call, std::string_view name, int nin, int nout, const call_arguments& arguments,
+                extra_keyword extra, void* extra_state) {
+  const auto n = static_cast<int>(arguments.npositional);
   constexpr int most_outputs = 8;
   if (nout > most_outputs) throw value_error("functions of more than 8 outputs are not supported from Python");
   if (n < nin || n > nin + nout) {
@@ -139,27 +178,23 @@ void parse_call(parsed_call& call, std::string_view name, int nin, int nout, nb:
   }
   // Keywords first: stream= decides how device operands are imported.
   PyObject* out_keyword = nullptr;
-  const bool has_keywords = kwargs.is_valid() && PyDict_GET_SIZE(kwargs.ptr()) > 0;
-  Py_ssize_t pos = 0;
-  PyObject* key_object = nullptr;
-  PyObject* value = nullptr;
+  const bool has_keywords = arguments.has_keywords();
   if (has_keywords) {
-    // Interned once: PyDict_GetItemString would make and hash a new string on every call.
+    // Interned once: looking a keyword up by a C string would make and hash a new string on every call.
     static PyObject* const out_name = PyUnicode_InternFromString("out");
     static PyObject* const stream_name = PyUnicode_InternFromString("stream");
-    out_keyword = PyDict_GetItemWithError(kwargs.ptr(), out_name);
-    if (PyObject* stream = PyDict_GetItemWithError(kwargs.ptr(), stream_name)) parse_option(call, "stream", stream);
-    if (PyErr_Occurred()) throw nb::python_error();
+    out_keyword = arguments.keyword(out_name);
+    if (PyObject* stream = arguments.keyword(stream_name)) parse_option(call, "stream", stream);
   }
   call.inputs.reserve(static_cast<std::size_t>(nin));
   for (int i = 0; i < nin; ++i) {
-    call.inputs.push_back(call.context.input(PyTuple_GET_ITEM(args.ptr(), i)));
+    call.inputs.push_back(call.context.input(arguments.positional[i]));
     if (!call.inputs.back().is_scalar()) call.largest = std::max(call.largest, call.inputs.back().as_array().size());
   }
   // Outputs: positional, or out= (one array, or a tuple of nout).
   nb::handle outs[most_outputs];
   int nouts = 0;
-  for (int i = nin; i < n; ++i) outs[nouts++] = PyTuple_GET_ITEM(args.ptr(), i);
+  for (int i = nin; i < n; ++i) outs[nouts++] = arguments.positional[i];
   if (out_keyword != nullptr && out_keyword != Py_None) {
     if (nouts > 0) throw nb::type_error("cannot specify 'out' as both a positional and keyword argument");
     if (PyList_Check(out_keyword)) throw nb::type_error("return arrays must be of ArrayType");
@@ -186,19 +221,19 @@ void parse_call(parsed_call& call, std::string_view name, int nin, int nout, nb:
     call.out_given = true;
   }
   if (has_keywords) {
-    while (PyDict_Next(kwargs.ptr(), &pos, &key_object, &value)) {
+    arguments.for_each_keyword([&](PyObject* key_object, PyObject* value) {
       const auto key = nb::cast<std::string_view>(nb::handle(key_object));
-      if (key == "out" || key == "stream") continue;
+      if (key == "out" || key == "stream") return;
       if (key == "signature") {
         if (value != Py_None) {
           call.signature = signature_of(value, call.options.dtype, nin, nout);
           call.options.signature = call.signature;
         }
-        continue;
+        return;
       }
-      if (extra != nullptr && extra(key, value, extra_state)) continue;
+      if (extra != nullptr && extra(key, value, extra_state)) return;
       if (!parse_option(call, key, value)) throw nb::type_error(keyword_error(key, name).c_str());
-    }
+    });
   }
   if (!call.signature.empty() && call.options.dtype)
     throw nb::type_error("cannot specify both 'signature' and 'dtype'");

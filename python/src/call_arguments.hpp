@@ -42,6 +42,38 @@ using extra_keyword = bool (*)(std::string_view name, nb::handle value, void* st
 /// Parses f(*args, **kwargs) for a function of `nin` inputs and `nout` outputs named `name`:
 /// positional outputs after the inputs, or out=; the common keywords; `extra` sees the others
 /// first (returns false for names it does not know: TypeError, as NumPy).
+/// A call's arguments as either calling convention passes them: tp_call's tuple and dict, or
+/// vectorcall's array with a tuple of keyword names (the values after the positional ones).
+struct call_arguments {
+  PyObject* const* positional = nullptr;
+  Py_ssize_t npositional = 0;
+  PyObject* kwnames = nullptr;  // vectorcall: a tuple, or null
+  PyObject* kwdict = nullptr;   // tp_call: a dict, or null
+
+  /// From tp_call's `args` tuple and `kwargs` dict (or null).
+  static call_arguments of_tuple(PyObject* args, PyObject* kwargs) noexcept;
+  /// From vectorcall's arguments.
+  static call_arguments of_vector(PyObject* const* args, std::size_t nargsf, PyObject* kwnames) noexcept;
+  [[nodiscard]] bool has_keywords() const noexcept;
+  /// The value of keyword `name` (an interned string), or null.
+  [[nodiscard]] PyObject* keyword(PyObject* name) const;
+  /// Calls f(name, value) for every keyword.
+  template <class F>
+  void for_each_keyword(F&& f) const {
+    if (kwnames != nullptr) {
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); ++i)
+        f(PyTuple_GET_ITEM(kwnames, i), positional[npositional + i]);
+    } else if (kwdict != nullptr) {
+      Py_ssize_t pos = 0;
+      PyObject* key = nullptr;
+      PyObject* value = nullptr;
+      while (PyDict_Next(kwdict, &pos, &key, &value)) f(key, value);
+    }
+  }
+};
+
+void parse_call(parsed_call& call, std::string_view name, int nin, int nout, const call_arguments& arguments,
+                extra_keyword extra = nullptr, void* extra_state = nullptr);
 /// `args` is a tuple, `kwargs` a dict or null.
 void parse_call(parsed_call& call, std::string_view name, int nin, int nout, nb::handle args, nb::handle kwargs,
                 extra_keyword extra = nullptr, void* extra_state = nullptr);

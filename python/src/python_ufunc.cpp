@@ -135,41 +135,64 @@ nb::tuple at_index_arrays(const ufunc::array& a, nb::handle index) {
   return nb::borrow<nb::tuple>(convert(nb::tuple(shape), index));
 }
 
-// The call, as the type's tp_call slot: no method lookup and no argument repacking, which would cost
-// more than a small array's loop.
-PyObject* call_ufunc(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
-  return call_slot(self, args, kwargs, [](nb::handle self, nb::handle args, nb::handle kwargs) {
-    const auto& f = *nb::inst_ptr<python_ufunc>(self)->function;
-    parsed_call call;
-    call.context.results_may_view_inputs = false;
-    parse_call(call, f.name(), f.nin(), f.nout(), args, kwargs);
-    if (f.nout() == 1 && f.nin() <= 3) {
-      // The single-result path: no vector of results.
-      const auto run = [&] {
-        const auto& in = call.inputs;
-        return f.nin() == 1   ? f(in[0], call.options)
-               : f.nin() == 2 ? f(in[0], in[1], call.options)
-                              : f(in[0], in[1], in[2], call.options);
-      };
-      ufunc::array r;
-      if (call.release_gil()) {
-        nb::gil_scoped_release unlocked;
-        r = run();
-      } else {
-        r = run();
-      }
-      return to_python(r, call.context);
-    }
-    std::vector<ufunc::array> results;
+// The call. Python reaches it through vectorcall (python_ufunc::vectorcall, as NumPy's ufuncs) or
+// the type's tp_call slot: both skip a bound method's lookup and repacking of the arguments, which
+// would cost more than a small array's loop.
+nb::object run_call(const python_ufunc& u, const call_arguments& arguments) {
+  const auto& f = *u.function;
+  parsed_call call;
+  call.context.results_may_view_inputs = false;
+  parse_call(call, f.name(), f.nin(), f.nout(), arguments);
+  if (f.nout() == 1 && f.nin() <= 3) {
+    // The single-result path: no vector of results.
+    const auto run = [&] {
+      const auto& in = call.inputs;
+      return f.nin() == 1   ? f(in[0], call.options)
+             : f.nin() == 2 ? f(in[0], in[1], call.options)
+                            : f(in[0], in[1], in[2], call.options);
+    };
+    ufunc::array r;
     if (call.release_gil()) {
       nb::gil_scoped_release unlocked;
-      results = f.call(call.inputs, call.options);
+      r = run();
     } else {
-      results = f.call(call.inputs, call.options);
+      r = run();
     }
-    return results_to_python(results, call);
-  });
+    return to_python(r, call.context);
+  }
+  std::vector<ufunc::array> results;
+  if (call.release_gil()) {
+    nb::gil_scoped_release unlocked;
+    results = f.call(call.inputs, call.options);
+  } else {
+    results = f.call(call.inputs, call.options);
+  }
+  return results_to_python(results, call);
 }
+
+PyObject* call_ufunc(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+  try {
+    return run_call(*nb::inst_ptr<python_ufunc>(self), call_arguments::of_tuple(args, kwargs)).release().ptr();
+  } catch (...) {
+    raise_current_exception();
+    return nullptr;
+  }
+}
+
+PyObject* vectorcall_ufunc(PyObject* self, PyObject* const* args, std::size_t nargsf, PyObject* kwnames) noexcept {
+  try {
+    return run_call(*nb::inst_ptr<python_ufunc>(self), call_arguments::of_vector(args, nargsf, kwnames))
+        .release()
+        .ptr();
+  } catch (...) {
+    raise_current_exception();
+    return nullptr;
+  }
+}
+
+// Where python_ufunc::vectorcall sits in an instance, once known (nanobind keeps the C++ object inline
+// at a fixed offset for a type); 0 while vectorcall is off.
+Py_ssize_t vectorcall_offset = 0;
 
 PyType_Slot ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&call_ufunc)}, {0, nullptr}};
 
@@ -178,7 +201,19 @@ PyType_Slot ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&call_ufunc)},
 namespace {
 nb::object wrap(python_ufunc u) {
   const auto& f = *u.function;
+  u.vectorcall = &vectorcall_ufunc;
   nb::object o = nb::cast(std::move(u));
+  // The first instance tells the type where the entry is; every other must agree (else tp_call serves).
+  const auto offset =
+      reinterpret_cast<char*>(&nb::inst_ptr<python_ufunc>(o)->vectorcall) - reinterpret_cast<char*>(o.ptr());
+  auto* type = reinterpret_cast<PyTypeObject*>(o.type().ptr());
+  if (vectorcall_offset == 0 && offset > 0) {
+    vectorcall_offset = offset;
+    type->tp_vectorcall_offset = offset;
+    type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+  } else if (offset != vectorcall_offset) {
+    type->tp_flags &= ~Py_TPFLAGS_HAVE_VECTORCALL;
+  }
   // Instance attributes: a type's own __name__ cannot be a property.
   o.attr("__name__") = f.name();
   o.attr("__doc__") = call_doc(f);
@@ -186,11 +221,11 @@ nb::object wrap(python_ufunc u) {
 }
 }  // namespace
 
-nb::object wrap_ufunc(const ufunc::function& f) { return wrap(python_ufunc{&f, nullptr}); }
+nb::object wrap_ufunc(const ufunc::function& f) { return wrap(python_ufunc{nullptr, &f, nullptr}); }
 
 nb::object wrap_owned_ufunc(std::shared_ptr<const ufunc::function> f) {
   const auto* p = f.get();
-  return wrap(python_ufunc{p, std::move(f)});
+  return wrap(python_ufunc{nullptr, p, std::move(f)});
 }
 
 void bind_ufunc(nb::module_& m) {

@@ -13,7 +13,10 @@ namespace ufunc::python {
 namespace nb = nanobind;
 
 struct python_ufunc {
-  const ufunc::function* function;
+  /// CPython's vectorcall entry of this object (the type's tp_vectorcall_offset points here): a call
+  /// without the argument tuple and keyword dict of tp_call.
+  vectorcallfunc vectorcall = nullptr;
+  const ufunc::function* function = nullptr;
   std::shared_ptr<const ufunc::function> owned;  // ufuncs made from Python; null for the built-ins
 };
 
