@@ -11,6 +11,7 @@
 #include "call_arguments.hpp"
 #include "device_array.hpp"
 #include "errors.hpp"
+#include "fusion.hpp"
 #include "operands.hpp"
 #include "python_ufunc.hpp"
 #include "results.hpp"
@@ -42,6 +43,7 @@ NB_MODULE(_core, m) {
   bind_gufunc(m);
   bind_kernels(m);
   bind_c_function(m);
+  bind_fusion(m);
 
   m.def(
       "set_target",

@@ -13,6 +13,7 @@
 
 #include "call_arguments.hpp"
 #include "dtypes.hpp"
+#include "fusion.hpp"
 #include "numpy_api.hpp"
 #include "results.hpp"
 
@@ -140,6 +141,7 @@ nb::tuple at_index_arrays(const ufunc::array& a, nb::handle index) {
 // would cost more than a small array's loop.
 nb::object run_call(const python_ufunc& u, const call_arguments& arguments) {
   const auto& f = *u.function;
+  if (has_traced_argument(arguments)) return trace_call(f, arguments);  // inside ufunc.fuse
   parsed_call call;
   call.context.results_may_view_inputs = false;
   parse_call(call, f.name(), f.nin(), f.nout(), arguments);
@@ -239,7 +241,8 @@ void bind_ufunc(nb::module_& m) {
              nb::handle keepdims, nb::handle initial, nb::handle where, nb::handle target, nb::handle stream) {
             parsed_call call;
             method_target(call, target, stream);
-            const auto a = call.context.input_array(array);
+            const bool traced = is_traced(array);  // inside ufunc.fuse: the fused function's reduction
+            const auto a = traced ? ufunc::array() : call.context.input_array(array);
             reduce_options o;
             o.axis = axes_of(axis);
             if (!dtype.is_none()) o.dtype = from_object(dtype);
@@ -252,6 +255,7 @@ void bind_ufunc(nb::module_& m) {
             if (!(PyBool_Check(where.ptr()) && where.ptr() == Py_True)) o.where = call.context.input_array(where);
             o.target = call.options.target;
             o.stream = call.options.stream;
+            if (traced) return trace_reduce(*self.function, array, o);
             ufunc::array r;
             {
               nb::gil_scoped_release unlocked;

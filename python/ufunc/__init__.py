@@ -33,6 +33,8 @@ from ._core import (
     device_array,
     elementwise_kernel,
     from_c_function,
+    fused,
+    fusion_expr,
     get_target,
     geterr,
     geterrcall,
@@ -80,6 +82,31 @@ globals().update(_builtins)
 ufunc_names = sorted(_builtins)
 
 
+def fuse(function=None, *, kernel_name=None):
+    """A chain of ufunc calls as one ufunc run in one pass, as ``cupy.fuse``::
+
+        @ufunc.fuse
+        def hyp(x, y):
+            return ufunc.sqrt(x * x + y * y)
+
+        hyp(a, b)                                 # traced once per input dtypes; out=, where=, target= as any call
+        hyp.explain([np.float32, np.float32])     # the nodes and their loops
+
+    Inside, the arguments are symbolic: ufuncs, the operators and Python scalars (weak, as in a call) make the
+    graph; a ``ufunc.add.reduce(...)`` may end it. Results equal the calls made one by one (``call_unfused``).
+    """
+    import inspect
+
+    def make(f):
+        params = inspect.signature(f).parameters.values()
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+            raise TypeError("ufunc.fuse: the function takes positional arguments only (one per input)")
+        nin = len(params)
+        return fused(f, nin, kernel_name or getattr(f, "__name__", "fused"))
+
+    return make if function is None else make(function)
+
+
 def from_cfunc(cfunc, name=None, identity=None):
     """A ufunc over a Numba ``@cfunc`` (cpu and parallel targets), as Numba's ``@vectorize`` makes one::
 
@@ -124,6 +151,9 @@ __all__ = [
     "elementwise_kernel",
     "errstate",
     "from_c_function",
+    "fuse",
+    "fused",
+    "fusion_expr",
     "from_cfunc",
     "get_target",
     "geterr",
