@@ -22,6 +22,9 @@ def main():
     args = parser.parse_args()
 
     env = dict(os.environ)
+    # The examples run in a scratch folder: relative entries of PYTHONPATH would point elsewhere there.
+    if env.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
     if args.pythonpath:
         paths = [os.path.abspath(args.pythonpath)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
         env["PYTHONPATH"] = os.pathsep.join(paths)
