@@ -191,6 +191,7 @@ void parse_call(parsed_call& call, std::string_view name, int nin, int nout, con
     call.inputs.push_back(call.context.input(arguments.positional[i]));
     if (!call.inputs.back().is_scalar()) call.largest = std::max(call.largest, call.inputs.back().as_array().size());
   }
+  call.context.check_python_ints(call.inputs);
   // Outputs: positional, or out= (one array, or a tuple of nout).
   nb::handle outs[most_outputs];
   int nouts = 0;

@@ -28,7 +28,9 @@ ufunc::array view_of_numpy(PyArrayObject* a) {
 }
 
 // A weak scalar from a Python bool, int, float or complex (NumPy scalars are not: they are typed).
-std::optional<weak_scalar> python_scalar(PyObject* o) {
+// Ints outside int64 are noted in `beyond_int64` (1: up to 2^64 - 1, kept as uint64; 2: further,
+// kept as a float): NumPy takes them only with operands that can hold them (import_context::check).
+std::optional<weak_scalar> python_scalar(PyObject* o, int& beyond_int64) {
   if (PyBool_Check(o)) return weak_scalar(o == Py_True);
   if (PyLong_CheckExact(o) || (PyLong_Check(o) && !PyArray_IsScalar(o, Generic))) {
     int overflow = 0;
@@ -39,10 +41,19 @@ std::optional<weak_scalar> python_scalar(PyObject* o) {
     }
     if (overflow > 0) {
       const unsigned long long u = PyLong_AsUnsignedLongLong(o);
-      if (!PyErr_Occurred()) return weak_scalar(static_cast<std::uint64_t>(u));
+      if (!PyErr_Occurred()) {
+        beyond_int64 = std::max(beyond_int64, 1);
+        return weak_scalar(static_cast<std::uint64_t>(u));
+      }
       PyErr_Clear();
     }
-    throw overflow_error("Python int too large to convert to C long");
+    const double d = PyLong_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw overflow_error("Python int too large to convert to C long");
+    }
+    beyond_int64 = 2;
+    return weak_scalar(d);
   }
   if (PyArray_IsScalar(o, Generic)) return std::nullopt;  // np.float64 is a float subclass, but strong
   if (PyFloat_Check(o)) return weak_scalar(PyFloat_AS_DOUBLE(o));
@@ -130,8 +141,22 @@ ufunc::array import_context::import_object(nb::handle object, bool for_output) {
 
 ufunc::operand import_context::input(nb::handle object) {
   if (PyArray_Check(object.ptr())) return import_object(object, false);
-  if (auto w = python_scalar(object.ptr())) return *w;
+  if (auto w = python_scalar(object.ptr(), beyond_int64_)) return *w;
   return import_object(object, false);
+}
+
+void import_context::check_python_ints(std::span<const ufunc::operand> inputs) const {
+  if (beyond_int64_ == 0) return;
+  // NumPy: a Python int outside int64 joins only operands that can hold it: an unsigned integer array
+  // (up to 2^64 - 1; the loop then checks its own range) or a float or complex one (as a float).
+  bool holds = false;
+  for (const auto& op : inputs) {
+    if (op.is_scalar()) continue;
+    const auto k = op.as_array().type().kind();
+    holds = holds || k == dtype_kind::floating || k == dtype_kind::complex ||
+            (beyond_int64_ == 1 && k == dtype_kind::unsigned_int);
+  }
+  if (!holds) throw overflow_error("Python int too large to convert to C long");
 }
 
 ufunc::array import_context::input_array(nb::handle object) { return import_object(object, false); }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include <nanobind/nanobind.h>
@@ -33,6 +34,9 @@ class import_context {
 
   /// The operand for an input: weak scalars stay weak, everything else becomes an array.
   [[nodiscard]] ufunc::operand input(nb::handle object);
+  /// Python ints outside int64 among the inputs: OverflowError unless an array operand can hold them
+  /// (NumPy's rule; called once every input is imported).
+  void check_python_ints(std::span<const ufunc::operand> inputs) const;
   /// The array for an input that must be an array (a method's operand, an index).
   [[nodiscard]] ufunc::array input_array(nb::handle object);
   /// The array for an output: written in place, so it must be an array that ufunc can write
@@ -66,6 +70,7 @@ class import_context {
   }
   std::vector<nb::object> temporaries_;  // converted copies, alive for the call
   bool device_array_ = false;
+  int beyond_int64_ = 0;  // python_scalar's note: 1 an int in (int64, uint64], 2 one outside uint64
 };
 
 }  // namespace ufunc::python

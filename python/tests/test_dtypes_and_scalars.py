@@ -244,10 +244,9 @@ def test_unsupported_dtypes_raise_typeerror():
             ufunc.sin(operand)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: Python ints outside int64 are not NEP 50 weak scalars as NumPy's: "
-                   "float array + 2**64 raises OverflowError (NumPy: the float dtype), bool array + 2**63 gives "
-                   "uint64 and 1 + 2**63 float64 (NumPy: OverflowError)")
 def test_python_ints_beyond_int64():
+    """NumPy's rule for Python ints outside int64: they join float, complex (and, up to 2**64 - 1, unsigned)
+    operands, and are an OverflowError anywhere else."""
     r = ufunc.add(np.ones(2), 2**64)
     np.testing.assert_array_equal(r, np.add(np.ones(2), 2**64))
     r = ufunc.multiply(np.ones(2, dtype=np.float32), -(2**63) - 1)
