@@ -189,3 +189,16 @@ def test_to_host_of_a_host_array():
     r = ufunc.to_host(a)
     assert isinstance(r, np.ndarray)
     np.testing.assert_array_equal(r, a)
+
+
+def test_both_calling_conventions():
+    """A ufunc is called through vectorcall (Python's calls) and through tp_call (``__call__`` looked up on the
+    type, or the C API's PyObject_Call): the same arguments, the same results."""
+    x = np.arange(6.0).reshape(2, 3)
+    out_v, out_t = np.empty((2, 3)), np.empty((2, 3))
+    assert ufunc.add(x, 1.5, out=out_v) is out_v
+    assert type(ufunc.add).__call__(ufunc.add, x, 1.5, out=out_t) is out_t
+    np.testing.assert_array_equal(out_v, out_t)
+    np.testing.assert_array_equal(type(ufunc.divmod).__call__(ufunc.divmod, np.arange(5), 2)[1], np.arange(5) % 2)
+    with pytest.raises(TypeError, match="invalid keyword"):
+        type(ufunc.add).__call__(ufunc.add, x, x, bogus=1)
