@@ -105,8 +105,16 @@ TEST_CASE("built-in gufuncs: signatures, loops and the host targets") {
   CHECK(ufunc::matvec->signature_text() == "(m,n),(n)->(m)");
   CHECK(ufunc::vecmat->signature_text() == "(n),(n,m)->(m)");
   CHECK(ufunc::matmul->types() == std::vector<std::string>{"\?\?->?", "bb->b", "BB->B", "hh->h", "HH->H", "ii->i",
-                                                           "II->I", "ll->l", "LL->L", "ff->f", "dd->d", "FF->F",
-                                                           "DD->D"});
+                                                           "II->I", "ll->l", "LL->L", "ee->e", "ff->f", "dd->d",
+                                                           "FF->F", "DD->D"});
+  // float16: products and sums in float32, one rounding (NumPy's HALF_dot): 0.1 * 3 summed 2048 times in
+  // float16 steps would stop at 2048 * 0.3 = 614.4's neighbourhood much earlier.
+  const auto h = ufunc::full<ufunc::float16_t>({2048}, ufunc::float16_t(0.1f));
+  const auto three = ufunc::full<ufunc::float16_t>({2048}, ufunc::float16_t(3.0f));
+  const auto dot = ufunc::vecdot(h, three);
+  CHECK(dot.type() == ufunc::float16);
+  CHECK(static_cast<float>(dot.item<ufunc::float16_t>()) ==
+        static_cast<float>(ufunc::float16_t(2048.0f * (static_cast<float>(ufunc::float16_t(0.1f)) * 3.0f))));
   // NumPy's promotion: int8 @ float32 runs the float32 loop; a Python float with int64 the float64 one.
   const auto i8 = ufunc::full<std::int8_t>({2, 2}, 3);
   CHECK(ufunc::matmul(i8, ufunc::full<float>({2, 2}, 0.5f)).type() == ufunc::float32);

@@ -35,22 +35,30 @@ UFUNC_HOST_DEVICE T conjugate(T a) {
 // complex products are written out.
 template <class T, class FA, class FB>
 UFUNC_HOST_DEVICE T sum_products(std::int64_t n, const FA& first, const FB& second) {
-  T s{};
-  for (std::int64_t k = 0; k < n; ++k) {
-    const T a = first(k), b = second(k);
-    if constexpr (std::is_same_v<T, bool>) {
-      s = s || (a && b);
-    } else if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<std::conditional_t<sizeof(T) < sizeof(int), int, T>>;
-      s = static_cast<T>(static_cast<U>(s) + static_cast<U>(a) * static_cast<U>(b));
-    } else if constexpr (complex_like<T>) {
-      s = T(s.real() + (a.real() * b.real() - a.imag() * b.imag()),
-            s.imag() + (a.real() * b.imag() + a.imag() * b.real()));
-    } else {
-      s += a * b;
+  if constexpr (std::is_same_v<T, ufunc::float16_t>) {
+    // NumPy's float16 loops (HALF_dot, matmul's float16 inner loop) sum float32 products in float32
+    // and round to float16 once.
+    float s = 0.0f;
+    for (std::int64_t k = 0; k < n; ++k) s += static_cast<float>(first(k)) * static_cast<float>(second(k));
+    return T(s);
+  } else {
+    T s{};
+    for (std::int64_t k = 0; k < n; ++k) {
+      const T a = first(k), b = second(k);
+      if constexpr (std::is_same_v<T, bool>) {
+        s = s || (a && b);
+      } else if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<std::conditional_t<sizeof(T) < sizeof(int), int, T>>;
+        s = static_cast<T>(static_cast<U>(s) + static_cast<U>(a) * static_cast<U>(b));
+      } else if constexpr (complex_like<T>) {
+        s = T(s.real() + (a.real() * b.real() - a.imag() * b.imag()),
+              s.imag() + (a.real() * b.imag() + a.imag() * b.real()));
+      } else {
+        s += a * b;
+      }
     }
+    return s;
   }
-  return s;
 }
 
 // c = a @ b for square S x S cores, the sums of matmul_fn's loop in the same order, with the
@@ -154,12 +162,13 @@ struct vecmat_fn {
   }
 };
 
-// NumPy's loop order: ?, b, B, h, H, i, I, l, L, f, d, F, D.
+// NumPy's loop order: ?, b, B, h, H, i, I, l, L, e, f, d, F, D.
 using numpy_loops = signatures<bool(bool, bool), std::int8_t(std::int8_t, std::int8_t),
                                std::uint8_t(std::uint8_t, std::uint8_t), std::int16_t(std::int16_t, std::int16_t),
                                std::uint16_t(std::uint16_t, std::uint16_t), std::int32_t(std::int32_t, std::int32_t),
                                std::uint32_t(std::uint32_t, std::uint32_t), std::int64_t(std::int64_t, std::int64_t),
-                               std::uint64_t(std::uint64_t, std::uint64_t), float(float, float), double(double, double),
+                               std::uint64_t(std::uint64_t, std::uint64_t), float16_t(float16_t, float16_t),
+                               float(float, float), double(double, double),
                                std::complex<float>(std::complex<float>, std::complex<float>),
                                std::complex<double>(std::complex<double>, std::complex<double>)>;
 

@@ -1,6 +1,6 @@
 // NumPy 2's built-in generalized ufuncs on every target: matmul, vecdot, matvec and vecmat, with NumPy's signatures and
-// loops (?, every integer type, float32, float64, complex64, complex128; NumPy's float16, long double and object loops
-// have no dtype here).
+// loops (?, every integer type, float16 (float32 products summed in float32, rounded once, as NumPy's), float32,
+// float64, complex64, complex128; NumPy's long double and object loops have no dtype here).
 //
 //   auto c = ufunc::matmul(a, b);                  // (..., n, k) @ (..., k, m); 1-d operands as NumPy
 //   auto d = ufunc::vecdot(x, y);                  // sum(conj(x) * y) over the last axis
