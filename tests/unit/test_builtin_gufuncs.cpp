@@ -107,8 +107,8 @@ TEST_CASE("built-in gufuncs: signatures, loops and the host targets") {
   CHECK(ufunc::matmul->types() == std::vector<std::string>{"\?\?->?", "bb->b", "BB->B", "hh->h", "HH->H", "ii->i",
                                                            "II->I", "ll->l", "LL->L", "ee->e", "ff->f", "dd->d",
                                                            "FF->F", "DD->D"});
-  // float16: products and sums in float32, one rounding (NumPy's HALF_dot): 0.1 * 3 summed 2048 times in
-  // float16 steps would stop at 2048 * 0.3 = 614.4's neighbourhood much earlier.
+  // float16: products and sums in float32, one rounding (NumPy's HALF_dot): 2048 products of float16(0.1) and 3
+  // sum to 614.25 exactly in float32, rounded once to float16; summed in float16 steps they would drift.
   const auto h = ufunc::full<ufunc::float16_t>({2048}, ufunc::float16_t(0.1f));
   const auto three = ufunc::full<ufunc::float16_t>({2048}, ufunc::float16_t(3.0f));
   const auto dot = ufunc::vecdot(h, three);
