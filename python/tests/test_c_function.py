@@ -74,3 +74,25 @@ def test_bad_signatures_and_addresses():
         ufunc.from_c_function(address("hypot"), "float64 float64")
     with pytest.raises(TypeError):
         ufunc.from_c_function(address("hypot"), "float64(notatype)")
+
+
+def test_signature_parser_fuzz():
+    """Random signature strings (pieces of valid ones, junk, unbalanced brackets): the parser raises ValueError
+    or TypeError naming the problem, or accepts a supported signature; never anything else, never a crash. The
+    loop is never run, so the function's real signature does not matter."""
+    import random
+
+    rnd = random.Random(20261127)
+    pieces = ["float64", "float32", "int32", "int64", "bool", "boolean", "f", "d", "->", "(", ")", ",", " ", "x",
+              "complex128", "uint8", "", "((", "))", ",,", "float64(", "ff->f", "dd", "-", ">", "\x00", "é"]
+    accepted = 0
+    for _ in range(3000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 8)))
+        try:
+            f = ufunc.from_c_function(address("hypot"), text, "fuzz", owner=LIBM)
+        except (ValueError, TypeError) as e:
+            assert str(e)
+        else:
+            accepted += 1
+            assert f.nout == 1 and 1 <= f.nin <= 3
+    assert accepted > 0
