@@ -163,14 +163,14 @@ struct vecmat_fn {
 };
 
 // NumPy's loop order: ?, b, B, h, H, i, I, l, L, e, f, d, F, D.
-using numpy_loops = signatures<bool(bool, bool), std::int8_t(std::int8_t, std::int8_t),
-                               std::uint8_t(std::uint8_t, std::uint8_t), std::int16_t(std::int16_t, std::int16_t),
-                               std::uint16_t(std::uint16_t, std::uint16_t), std::int32_t(std::int32_t, std::int32_t),
-                               std::uint32_t(std::uint32_t, std::uint32_t), std::int64_t(std::int64_t, std::int64_t),
-                               std::uint64_t(std::uint64_t, std::uint64_t), float16_t(float16_t, float16_t),
-                               float(float, float), double(double, double),
-                               std::complex<float>(std::complex<float>, std::complex<float>),
-                               std::complex<double>(std::complex<double>, std::complex<double>)>;
+using numpy_loops =
+    signatures<bool(bool, bool), std::int8_t(std::int8_t, std::int8_t), std::uint8_t(std::uint8_t, std::uint8_t),
+               std::int16_t(std::int16_t, std::int16_t), std::uint16_t(std::uint16_t, std::uint16_t),
+               std::int32_t(std::int32_t, std::int32_t), std::uint32_t(std::uint32_t, std::uint32_t),
+               std::int64_t(std::int64_t, std::int64_t), std::uint64_t(std::uint64_t, std::uint64_t),
+               float16_t(float16_t, float16_t), float(float, float), double(double, double),
+               std::complex<float>(std::complex<float>, std::complex<float>),
+               std::complex<double>(std::complex<double>, std::complex<double>)>;
 
 #if defined(UFUNC_HAS_CUDA)
 /// Gives the built-in gufuncs (matmul, vecdot, matvec, vecmat, in that order) their device

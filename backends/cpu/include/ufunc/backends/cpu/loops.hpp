@@ -22,6 +22,8 @@
 
 namespace ufunc {
 
+// clang-format 14 would join the requires-clauses below onto their declarations.
+// clang-format off
 /// Wraps a functor so that it is only ever called with scalars: for a generic
 /// functor whose body is not valid for SIMD batches (a branch on a value, say).
 template <class F>
@@ -33,6 +35,7 @@ struct scalar_only {
     return f(a...);
   }
 };
+// clang-format on
 template <class F>
 scalar_only(F) -> scalar_only<F>;
 
@@ -43,22 +46,26 @@ namespace detail {
 template <class F, class Arch, class Sig>
 struct batch_callable : std::false_type {};
 
+// clang-format off
 template <class F, class Arch, class T, class... A>
   requires(simd::has_batch<T, Arch> && std::is_invocable_v<const F&, simd::batch<A, Arch>...>)
 struct batch_callable<F, Arch, T(A...)>
     : std::is_convertible<std::invoke_result_t<const F&, simd::batch<A, Arch>...>, simd::batch<T, Arch>> {};
+// clang-format on
 
 // A predicate's batch call: bool(T, ..., T), the functor opted in, and its batch call
 // gives a batch_bool of T.
 template <class F, class Arch, class Sig>
 struct predicate_callable : std::false_type {};
 
+// clang-format off
 template <class F, class Arch, class T, class... A>
   requires(F::simd_predicate && (std::is_same_v<T, A> && ...) && simd::has_batch<T, Arch> &&
            std::is_invocable_v<const F&, simd::batch<T, Arch>, simd::batch<A, Arch>...>)
 struct predicate_callable<F, Arch, bool(T, A...)>
     : std::is_convertible<std::invoke_result_t<const F&, simd::batch<T, Arch>, simd::batch<A, Arch>...>,
                           simd::batch_bool<T, Arch>> {};
+// clang-format on
 
 }  // namespace detail
 
@@ -113,8 +120,7 @@ UFUNC_ALWAYS_INLINE void put_batch(R* out, const V& r) noexcept {
 
 // Scalar loop: any signature, including several outputs.
 template <class F, class R, class... A, std::size_t... I>
-void scalar_loop(const F& f, char* const* args, std::int64_t n, const std::int64_t* steps,
-                 std::index_sequence<I...>) {
+void scalar_loop(const F& f, char* const* args, std::int64_t n, const std::int64_t* steps, std::index_sequence<I...>) {
   constexpr std::size_t nin = sizeof...(A);
   using outputs = typename signature_traits<R(A...)>::outputs;
   if constexpr (outputs::size == 1) {
@@ -132,9 +138,12 @@ void scalar_loop(const F& f, char* const* args, std::int64_t n, const std::int64
       store<R>(args[nin] + k * steps[nin], static_cast<R>(f(load<A>(args[I] + k * steps[I])...)));
     } else {
       const R r = f(load<A>(args[I] + k * steps[I])...);
+      // clang-format 14 would split the immediately invoked lambda from its call.
+      // clang-format off
       [&]<std::size_t... O>(std::index_sequence<O...>) {
         (store(args[nin + O] + k * steps[nin + O], std::get<O>(r)), ...);
       }(std::make_index_sequence<outputs::size>{});
+      // clang-format on
     }
   }
 }
@@ -142,8 +151,7 @@ void scalar_loop(const F& f, char* const* args, std::int64_t n, const std::int64
 // SIMD loop for R(T, ..., T), R = T or bool (a predicate). ScalarMask bit i: input i
 // is a broadcast scalar (step 0) in the contiguous case.
 template <class Arch, class T, class R, std::size_t NIN, unsigned ScalarMask, class F, std::size_t... I>
-UFUNC_ALWAYS_INLINE void contiguous_batches(const F& f, char* const* args, std::int64_t n,
-                                            std::index_sequence<I...>) {
+UFUNC_ALWAYS_INLINE void contiguous_batches(const F& f, char* const* args, std::int64_t n, std::index_sequence<I...>) {
   using B = simd::batch<T, Arch>;
   constexpr std::int64_t W = B::size;
   const T* in[NIN] = {reinterpret_cast<const T*>(args[I])...};
@@ -276,8 +284,9 @@ inline constexpr inner_loop_fn inner_loop = &detail::loop_impl<Arch, F, Sig>::ru
 template <class Sig, class Arch = simd::default_arch, class F>
 [[nodiscard]] loop_entry make_loop(F f) {
   using traits = signature_traits<Sig>;
-  static_assert(callable_as<F, Sig>, "ufunc: the functor cannot be called as its signature says (arguments by value, "
-                                     "result convertible to the signature's result)");
+  static_assert(callable_as<F, Sig>,
+                "ufunc: the functor cannot be called as its signature says (arguments by value, "
+                "result convertible to the signature's result)");
   auto held = std::make_shared<const F>(std::move(f));
   loop_entry e;
   e.types = traits::types();
