@@ -13,6 +13,7 @@
 #include <ufunc/backends/cpu/loops.hpp>
 #include <ufunc/core/error.hpp>
 
+#include "operands.hpp"
 #include "python_ufunc.hpp"
 
 namespace ufunc::python {
@@ -96,12 +97,16 @@ void bind_c_function(nb::module_& m) {
                             "float64, int32 or int64");
         std::optional<weak_scalar> id;
         if (!identity.is_none()) {
-          if (PyBool_Check(identity.ptr()))
-            id = weak_scalar(identity.ptr() == Py_True);
-          else if (PyLong_Check(identity.ptr()))
-            id = weak_scalar(nb::cast<std::int64_t>(identity));
-          else
+          // A Python bool, an int of int64 or a real number (complex identities and larger ints are refused).
+          int beyond_int64 = 0;
+          const auto w = weak_scalar_of(identity.ptr(), beyond_int64);
+          if (!w) {
             id = weak_scalar(nb::cast<double>(identity));
+          } else if (beyond_int64 != 0 || w->value_kind() == weak_scalar::kind::complex) {
+            throw nb::type_error("from_c_function: identity must be a bool, an int of int64 or a real number");
+          } else {
+            id = *w;
+          }
         }
         auto f = std::make_shared<ufunc::function>(
             name, types.nin(), 1, id,

@@ -34,6 +34,15 @@ struct parsed_call {
 
   /// Whether the call's loops should run with the GIL released.
   [[nodiscard]] bool release_gil() const noexcept;
+  /// `f()`, with the GIL released where release_gil() says.
+  template <class F>
+  auto run(F&& f) const {
+    if (release_gil()) {
+      nb::gil_scoped_release unlocked;
+      return f();
+    }
+    return f();
+  }
 };
 
 /// Keyword names a caller gives besides the common ones (a gufunc's axes=, axis=, keepdims=).
@@ -78,11 +87,12 @@ void parse_call(parsed_call& call, std::string_view name, int nin, int nout, con
 void parse_call(parsed_call& call, std::string_view name, int nin, int nout, nb::handle args, nb::handle kwargs,
                 extra_keyword extra = nullptr, void* extra_state = nullptr);
 
-/// A type's tp_call that runs `body(self, args, kwargs)` and turns its exceptions into Python's.
+/// The body of a type slot (tp_call, vectorcall), which nanobind does not wrap: `body()`'s object, or
+/// null with the Python error set from its exception.
 template <class Body>
-PyObject* call_slot(PyObject* self, PyObject* args, PyObject* kwargs, Body body) noexcept {
+PyObject* slot_result(Body&& body) noexcept {
   try {
-    return body(nb::handle(self), nb::handle(args), nb::handle(kwargs)).release().ptr();
+    return body().release().ptr();
   } catch (...) {
     raise_current_exception();
     return nullptr;

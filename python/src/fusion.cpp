@@ -14,6 +14,7 @@
 #include "dtypes.hpp"
 #include "errors.hpp"
 #include "numpy_api.hpp"
+#include "operands.hpp"
 
 namespace ufunc::python {
 
@@ -25,20 +26,14 @@ struct fusion_expr {
   expr value;
 };
 
-bool python_scalar(PyObject* o) {
-  return !PyArray_IsScalar(o, Generic) &&
-         (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o));
-}
-
 // A traced value, or a Python scalar as a weak constant (as in a call).
 expr to_expr(nb::handle h) {
   if (nb::isinstance<fusion_expr>(h)) return nb::cast<const fusion_expr&>(h).value;
-  PyObject* o = h.ptr();
-  if (PyBool_Check(o)) return fusion::constant(weak_scalar(o == Py_True));
-  if (python_scalar(o) && PyLong_Check(o)) return fusion::constant(weak_scalar(nb::cast<std::int64_t>(h)));
-  if (python_scalar(o) && PyFloat_Check(o)) return fusion::constant(weak_scalar(PyFloat_AS_DOUBLE(o)));
-  if (python_scalar(o) && PyComplex_Check(o))
-    return fusion::constant(weak_scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o))));
+  int beyond_int64 = 0;
+  if (auto w = weak_scalar_of(h.ptr(), beyond_int64)) {
+    if (beyond_int64 != 0) throw nb::type_error("inside ufunc.fuse a Python int must fit int64");
+    return fusion::constant(*w);
+  }
   throw nb::type_error(("inside ufunc.fuse a ufunc takes the function's arguments, values computed from them and "
                         "Python scalars, not " +
                         nb::cast<std::string>(nb::str(h.type().attr("__name__"))) +

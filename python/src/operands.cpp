@@ -27,10 +27,35 @@ ufunc::array view_of_numpy(PyArrayObject* a) {
   return PyArray_ISWRITEABLE(a) ? view : view.as_readonly();
 }
 
-// A weak scalar from a Python bool, int, float or complex (NumPy scalars are not: they are typed).
-// Ints outside int64 are noted in `beyond_int64` (1: up to 2^64 - 1, kept as uint64; 2: further,
-// kept as a float): NumPy takes them only with operands that can hold them (import_context::check).
-std::optional<weak_scalar> python_scalar(PyObject* o, int& beyond_int64) {
+// __cuda_array_interface__ (version 2 or 3): Numba's and CuPy's dict of a device pointer.
+ufunc::array import_cuda_array_interface(nb::handle object, const nb::dict& cai, nb::object& keep) {
+  const auto typestr = nb::cast<std::string>(cai["typestr"]);
+  const nb::object np_dtype = nb::module_::import_("numpy").attr("dtype")(typestr);
+  const auto type = from_object(np_dtype);
+  const nb::tuple shape_t = nb::borrow<nb::tuple>(cai["shape"]);
+  dim_vector shape;
+  for (nb::handle e : shape_t) shape.push_back(nb::cast<std::int64_t>(e));
+  dim_vector strides;
+  if (cai.contains("strides") && !cai["strides"].is_none()) {
+    for (nb::handle e : nb::borrow<nb::tuple>(cai["strides"])) strides.push_back(nb::cast<std::int64_t>(e));
+  }
+  const nb::tuple data = nb::borrow<nb::tuple>(cai["data"]);
+  const auto pointer = nb::cast<std::uintptr_t>(data[0]);
+  const bool read_only = nb::cast<bool>(data[1]);
+  // The pointer's device: the current device when the producer made the dict; ufunc asks CUDA
+  // where a pointer lives only in CUDA builds, so it takes device 0 unless told otherwise.
+  int device = 0;
+  if (nb::hasattr(object, "device") && nb::hasattr(object.attr("device"), "id"))
+    device = nb::cast<int>(object.attr("device").attr("id"));
+  keep = nb::borrow(object);
+  ufunc::array a(reinterpret_cast<void*>(pointer), type, std::move(shape), std::move(strides), {},
+                 ufunc::device::cuda(device));
+  return read_only ? a.as_readonly() : a;
+}
+
+}  // namespace
+
+std::optional<weak_scalar> weak_scalar_of(PyObject* o, int& beyond_int64) {
   if (PyBool_Check(o)) return weak_scalar(o == Py_True);
   if (PyLong_CheckExact(o) || (PyLong_Check(o) && !PyArray_IsScalar(o, Generic))) {
     int overflow = 0;
@@ -61,34 +86,6 @@ std::optional<weak_scalar> python_scalar(PyObject* o, int& beyond_int64) {
     return weak_scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
   return std::nullopt;
 }
-
-// __cuda_array_interface__ (version 2 or 3): Numba's and CuPy's dict of a device pointer.
-ufunc::array import_cuda_array_interface(nb::handle object, const nb::dict& cai, nb::object& keep) {
-  const auto typestr = nb::cast<std::string>(cai["typestr"]);
-  const nb::object np_dtype = nb::module_::import_("numpy").attr("dtype")(typestr);
-  const auto type = from_object(np_dtype);
-  const nb::tuple shape_t = nb::borrow<nb::tuple>(cai["shape"]);
-  dim_vector shape;
-  for (nb::handle e : shape_t) shape.push_back(nb::cast<std::int64_t>(e));
-  dim_vector strides;
-  if (cai.contains("strides") && !cai["strides"].is_none()) {
-    for (nb::handle e : nb::borrow<nb::tuple>(cai["strides"])) strides.push_back(nb::cast<std::int64_t>(e));
-  }
-  const nb::tuple data = nb::borrow<nb::tuple>(cai["data"]);
-  const auto pointer = nb::cast<std::uintptr_t>(data[0]);
-  const bool read_only = nb::cast<bool>(data[1]);
-  // The pointer's device: the current device when the producer made the dict; ufunc asks CUDA
-  // where a pointer lives only in CUDA builds, so it takes device 0 unless told otherwise.
-  int device = 0;
-  if (nb::hasattr(object, "device") && nb::hasattr(object.attr("device"), "id"))
-    device = nb::cast<int>(object.attr("device").attr("id"));
-  keep = nb::borrow(object);
-  ufunc::array a(reinterpret_cast<void*>(pointer), type, std::move(shape), std::move(strides), {},
-                 ufunc::device::cuda(device));
-  return read_only ? a.as_readonly() : a;
-}
-
-}  // namespace
 
 ufunc::array import_context::remember(nb::handle object, ufunc::array a, bool for_output) {
   if (!a.device().is_host()) device_array_ = true;
@@ -141,7 +138,7 @@ ufunc::array import_context::import_object(nb::handle object, bool for_output) {
 
 ufunc::operand import_context::input(nb::handle object) {
   if (PyArray_Check(object.ptr())) return import_object(object, false);
-  if (auto w = python_scalar(object.ptr(), beyond_int64_)) return *w;
+  if (auto w = weak_scalar_of(object.ptr(), beyond_int64_)) return *w;
   return import_object(object, false);
 }
 

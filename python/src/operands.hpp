@@ -19,6 +19,12 @@ namespace ufunc::python {
 
 namespace nb = nanobind;
 
+/// A weak scalar (NEP 50) from a Python bool, int, float or complex; nothing for other objects, NumPy
+/// scalars included (they are typed). An int outside int64 sets `beyond_int64` to 1 (up to 2^64 - 1,
+/// kept as uint64) or 2 (further, kept as a float): NumPy takes those only beside operands that can hold
+/// them (import_context::check_python_ints), so a caller that has none refuses them.
+[[nodiscard]] std::optional<weak_scalar> weak_scalar_of(PyObject* o, int& beyond_int64);
+
 /// One call's imports: the Python objects behind its arrays, which results that alias them map back
 /// to, and the temporaries (asarray's copies) that live as long as the call.
 class import_context {
@@ -70,7 +76,7 @@ class import_context {
   }
   std::vector<nb::object> temporaries_;  // converted copies, alive for the call
   bool device_array_ = false;
-  int beyond_int64_ = 0;  // python_scalar's note: 1 an int in (int64, uint64], 2 one outside uint64
+  int beyond_int64_ = 0;  // weak_scalar_of's note: 1 an int in (int64, uint64], 2 one outside uint64
 };
 
 }  // namespace ufunc::python

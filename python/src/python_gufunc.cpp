@@ -52,19 +52,12 @@ nb::object no_method(const python_gufunc& g, const char* method) {
 }
 
 PyObject* call_gufunc(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
-  return call_slot(self, args, kwargs, [](nb::handle self, nb::handle args, nb::handle kwargs) {
+  return slot_result([&] {
     const auto& g = *nb::inst_ptr<python_gufunc>(self)->function;
     parsed_call call;
     ufunc::gufunc::core_axes axes;
     parse_call(call, g.name(), g.nin(), g.nout(), args, kwargs, core_axes_keyword, &axes);
-    std::vector<ufunc::array> results;
-    if (call.release_gil()) {
-      nb::gil_scoped_release unlocked;
-      results = g.call(call.inputs, call.options, axes);
-    } else {
-      results = g.call(call.inputs, call.options, axes);
-    }
-    return results_to_python(results, call);
+    return results_to_python(call.run([&] { return g.call(call.inputs, call.options, axes); }), call);
   });
 }
 

@@ -59,16 +59,11 @@ std::optional<weak_scalar> initial_of(nb::handle value) {
     nb::object item = value.attr("item")();
     return initial_of(item);
   }
-  if (PyBool_Check(o)) return weak_scalar(o == Py_True);
-  if (PyLong_Check(o)) {
-    int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow == 0) return weak_scalar(static_cast<std::int64_t>(v));
-    return weak_scalar(nb::cast<std::uint64_t>(value));
+  int beyond_int64 = 0;
+  if (auto w = weak_scalar_of(o, beyond_int64)) {
+    if (beyond_int64 == 2) throw nb::type_error("initial= is an integer outside int64 and uint64");
+    return w;
   }
-  if (PyFloat_Check(o)) return weak_scalar(PyFloat_AS_DOUBLE(o));
-  if (PyComplex_Check(o))
-    return weak_scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
   throw nb::type_error("initial= must be a number");
 }
 
@@ -153,43 +148,19 @@ nb::object run_call(const python_ufunc& u, const call_arguments& arguments) {
              : f.nin() == 2 ? f(in[0], in[1], call.options)
                             : f(in[0], in[1], in[2], call.options);
     };
-    ufunc::array r;
-    if (call.release_gil()) {
-      nb::gil_scoped_release unlocked;
-      r = run();
-    } else {
-      r = run();
-    }
-    return to_python(r, call.context);
+    return to_python(call.run(run), call.context);
   }
-  std::vector<ufunc::array> results;
-  if (call.release_gil()) {
-    nb::gil_scoped_release unlocked;
-    results = f.call(call.inputs, call.options);
-  } else {
-    results = f.call(call.inputs, call.options);
-  }
-  return results_to_python(results, call);
+  return results_to_python(call.run([&] { return f.call(call.inputs, call.options); }), call);
 }
 
 PyObject* call_ufunc(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
-  try {
-    return run_call(*nb::inst_ptr<python_ufunc>(self), call_arguments::of_tuple(args, kwargs)).release().ptr();
-  } catch (...) {
-    raise_current_exception();
-    return nullptr;
-  }
+  return slot_result(
+      [&] { return run_call(*nb::inst_ptr<python_ufunc>(self), call_arguments::of_tuple(args, kwargs)); });
 }
 
 PyObject* vectorcall_ufunc(PyObject* self, PyObject* const* args, std::size_t nargsf, PyObject* kwnames) noexcept {
-  try {
-    return run_call(*nb::inst_ptr<python_ufunc>(self), call_arguments::of_vector(args, nargsf, kwnames))
-        .release()
-        .ptr();
-  } catch (...) {
-    raise_current_exception();
-    return nullptr;
-  }
+  return slot_result(
+      [&] { return run_call(*nb::inst_ptr<python_ufunc>(self), call_arguments::of_vector(args, nargsf, kwnames)); });
 }
 
 // Where python_ufunc::vectorcall sits in an instance, once known (nanobind keeps the C++ object inline
