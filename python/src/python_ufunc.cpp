@@ -125,7 +125,10 @@ nb::tuple at_index_arrays(const ufunc::array& a, nb::handle index) {
   } else if (PyArray_Check(index.ptr()) && plain(index)) {
     return nb::make_tuple(index);
   }
-  static nb::object convert = nb::module_::import_("ufunc._indexing").attr("at_index_arrays");
+  // Kept for the process, never released: a static nb::object would be released after the interpreter is gone.
+  static PyObject* const convert_function =
+      nb::object(nb::module_::import_("ufunc._indexing").attr("at_index_arrays")).release().ptr();
+  const nb::handle convert(convert_function);
   nb::list shape;
   for (auto extent : a.shape()) shape.append(extent);
   return nb::borrow<nb::tuple>(convert(nb::tuple(shape), index));
