@@ -1,7 +1,10 @@
 #include <ufunc/fusion/expr.hpp>
 
+#include <array>
+#include <complex>
 #include <string>
 
+#include <ufunc/core/casting.hpp>
 #include <ufunc/core/error.hpp>
 
 namespace ufunc::fusion {
@@ -51,6 +54,21 @@ expr reduce(const function& f, const expr& x, const reduce_options& options) {
   n->site = std::make_shared<call_site>(call_site{f, {x}});
   n->reduce = std::make_shared<const reduce_options>(options);
   return expr(std::move(n));
+}
+
+std::optional<weak_scalar> weak_result(dtype t, const std::byte* value) {
+  if (t.is_integer()) return std::nullopt;
+  const std::array<std::byte, 16> zero{};
+  if (value == nullptr) value = zero.data();
+  if (t == bool_) return weak_scalar(*value != std::byte{0});
+  if (t.is_complex()) {
+    std::complex<double> c;
+    get_cast_loop(t, complex128)(value, 0, reinterpret_cast<std::byte*>(&c), 0, 1);
+    return weak_scalar(c);
+  }
+  double d = 0;
+  get_cast_loop(t, float64)(value, 0, reinterpret_cast<std::byte*>(&d), 0, 1);
+  return weak_scalar(d);
 }
 
 }  // namespace ufunc::fusion

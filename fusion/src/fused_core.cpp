@@ -155,6 +155,22 @@ class unfused_evaluator {
   unfused_evaluator(std::span<const operand> inputs, const call_options& options)
       : inputs_(inputs), options_(options) {}
 
+  // An output of the fused function (or the value a reduction reduces): a call's result
+  // stays its array (0-d for a call of weak operands only), not the weak scalar that a
+  // later call sees.
+  operand output(const expr& e) {
+    const node& n = e.get();
+    if (n.what == node::kind::call) return computed(*n.site).arrays[std::size_t(n.index)];
+    return value(e);
+  }
+
+ private:
+  struct results {
+    std::vector<array> arrays;
+    bool of_weak_operands;
+  };
+
+  // The value as an operand of a later call.
   operand value(const expr& e) {
     const node& n = e.get();
     switch (n.what) {
@@ -163,7 +179,7 @@ class unfused_evaluator {
       case node::kind::constant:
         return operand(*n.value);
       case node::kind::reduction: {
-        const operand x = value(n.site->args.front());
+        const operand x = output(n.site->args.front());
         if (x.is_scalar()) throw value_error("fuse: " + n.site->f.name() + ".reduce of a constant");
         reduce_options r = *n.reduce;
         if (!r.target) r.target = options_.target;
@@ -172,33 +188,43 @@ class unfused_evaluator {
       case node::kind::call:
         break;
     }
-    auto it = results_.find(n.site.get());
+    const results& r = computed(*n.site);
+    const array& a = r.arrays[std::size_t(n.index)];
+    if (r.of_weak_operands)
+      if (auto w = weak_result(a.type(), to_host(a).data())) return *w;
+    return a;
+  }
+
+  const results& computed(const call_site& site) {
+    auto it = results_.find(&site);
     if (it == results_.end()) {
       std::vector<operand> args;
-      for (const auto& a : n.site->args) args.push_back(value(a));
-      // A node of scalars only (r + 0.5 * v * v) gives a host 0-d array, as NumPy's call
-      // does; next to device arrays it goes to their device, as the fused kernel reads it.
+      for (const auto& a : site.args) args.push_back(value(a));
+      // A node of scalars only gives a host 0-d array, as NumPy's call does; one that stays
+      // strong (an integer, n + 3: weak_result) goes next to device arrays to their device,
+      // as the fused kernel reads it.
       const auto on_device = std::find_if(args.begin(), args.end(), [](const operand& a) {
         return !a.is_scalar() && !a.as_array().device().is_host();
       });
       if (on_device != args.end())
         for (std::size_t k = 0; k < args.size(); ++k) {
           auto& a = args[k];
-          if (n.site->args[k].get().what == node::kind::call && !a.is_scalar() && a.as_array().device().is_host() &&
+          if (site.args[k].get().what == node::kind::call && !a.is_scalar() && a.as_array().device().is_host() &&
               a.as_array().ndim() == 0)
             a = operand(to_device(a.as_array(), on_device->as_array().device().index));
         }
+      const bool of_weak_operands =
+          std::all_of(args.begin(), args.end(), [](const operand& a) { return a.is_scalar(); });
       call_options o;
       o.target = options_.target;
-      it = results_.emplace(n.site.get(), n.site->f.call(args, o)).first;
+      it = results_.emplace(&site, results{site.f.call(args, o), of_weak_operands}).first;
     }
-    return it->second[std::size_t(n.index)];
+    return it->second;
   }
 
- private:
   std::span<const operand> inputs_;
   const call_options& options_;
-  std::map<const call_site*, std::vector<array>> results_;
+  std::map<const call_site*, results> results_;
 };
 
 }  // namespace
@@ -210,7 +236,7 @@ std::vector<array> fused_core::call_unfused(std::span<const operand> inputs, con
   unfused_evaluator eval(inputs, options);
   std::vector<array> results;
   for (const auto& e : outputs) {
-    const operand v = eval.value(e);
+    const operand v = eval.output(e);
     if (v.is_scalar()) throw value_error("fuse '" + s.f.name() + "': an output of the fused function is a constant");
     results.push_back(v.as_array());
   }

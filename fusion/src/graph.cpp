@@ -52,7 +52,9 @@ class compiler {
           throw value_error("fuse: input " + std::to_string(n.index) + " of a call with " +
                             std::to_string(input_types_.size()) + " inputs");
         if (auto it = inputs_.find(n.index); it != inputs_.end()) return it->second;
-        return inputs_[n.index] = p_.add_slot(slot::kind::operand, n.index, input_types_[std::size_t(n.index)]);
+        const int s = p_.add_slot(slot::kind::operand, n.index, input_types_[std::size_t(n.index)]);
+        if (!weak_inputs_.empty()) p_.slots[std::size_t(s)].weak = weak_inputs_[std::size_t(n.index)];
+        return inputs_[n.index] = s;
       }
       case node::kind::constant:
         throw value_error("fuse: an output of the fused function is a constant (" + n.value->str() +
@@ -72,19 +74,23 @@ class compiler {
     if (auto it = calls_.find(&site); it != calls_.end()) return it->second;
     const int nin = site.f.nin();
     // The operands as the ufunc's resolution sees them: arrays of the flowing dtypes
-    // (empty ones: only their dtype is read), constants as weak scalars.
+    // (empty ones: only their dtype is read), constants and weak values as weak scalars.
     std::vector<operand> operands;
     std::vector<int> arg_slots(std::size_t(nin), -1);
+    bool weak_operands_only = true;
     for (int i = 0; i < nin; ++i) {
       const node& a = site.args[std::size_t(i)].get();
       if (a.what == node::kind::constant) {
         operands.emplace_back(*a.value);
+        continue;
+      }
+      arg_slots[std::size_t(i)] = value(site.args[std::size_t(i)]);
+      const slot& v = p_.slots[std::size_t(arg_slots[std::size_t(i)])];
+      if (v.weak) {
+        operands.emplace_back(*v.weak);
       } else {
-        arg_slots[std::size_t(i)] = value(site.args[std::size_t(i)]);
-        if (const weak_scalar* w = weak_input(a))
-          operands.emplace_back(*w);  // a scalar argument of the fused call: weak, as in a call
-        else
-          operands.emplace_back(array::empty({0}, p_.slots[std::size_t(arg_slots[std::size_t(i)])].type));
+        operands.emplace_back(array::empty({0}, v.type));
+        weak_operands_only = false;
       }
     }
     // The same ufunc on the same values is computed once (the Black-Scholes example traces
@@ -132,17 +138,14 @@ class compiler {
       }
       s.inputs.push_back(arg);
     }
-    for (int o = 0; o < loop.types.nout(); ++o) s.outputs.push_back(p_.add_temp(loop.types.output(o)));
+    for (int o = 0; o < loop.types.nout(); ++o) {
+      const int out = p_.add_temp(loop.types.output(o));
+      if (weak_operands_only) p_.slots[std::size_t(out)].weak = weak_result(loop.types.output(o));
+      s.outputs.push_back(out);
+    }
     p_.steps.push_back(std::move(s));
     same_calls_[key] = p_.steps.back().outputs;
     return calls_[&site] = p_.steps.back().outputs;
-  }
-
-  // Input k of the fused call is a C++ scalar: weak where a node resolves its loop.
-  [[nodiscard]] const weak_scalar* weak_input(const node& a) const {
-    if (a.what != node::kind::input || weak_inputs_.empty()) return nullptr;
-    const auto& w = weak_inputs_[std::size_t(a.index)];
-    return w ? &*w : nullptr;
   }
 
   plan& p_;

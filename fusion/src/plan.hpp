@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct slot {
   kind where;
   int index;  // operand position, constant number or temporary number
   dtype type;
+  // Set where the value is weak (NEP 50), as a later node's loop resolution sees it: a C++
+  // scalar argument of the fused call, or a value computed from weak operands only
+  // (weak_result). The value itself still flows in `type`, cast to each loop's dtype.
+  std::optional<weak_scalar> weak = std::nullopt;
 };
 
 struct compiled_graph::plan {

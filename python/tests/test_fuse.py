@@ -49,6 +49,29 @@ def test_traced_once_per_input_dtypes():
     np.testing.assert_array_equal(axpy(2, np.arange(5), np.arange(5)), 2 * np.arange(5) + np.arange(5))
 
 
+def test_scalar_arithmetic_of_weak_arguments_stays_weak(rng):
+    # r * 2.0 on a Python float is a Python float in NumPy, weak beside float32; an integer
+    # stays int64 (NumPy checks a Python int's value against the array's dtype: a trace knows no value).
+    scale = ufunc.fuse(lambda a, r: a * (r * 2.0))
+    a = rng.standard_normal(100).astype(np.float32)
+    got = scale(a, 0.5)
+    assert got.dtype == np.float32 == (a * (0.5 * 2.0)).dtype
+    np.testing.assert_array_equal(got, scale.call_unfused(a, 0.5))
+    np.testing.assert_array_equal(got, a * np.float32(1.0))
+
+    @ufunc.fuse
+    def drift(r, v, t):
+        return (r + 0.5 * v * v) * t
+
+    t = rng.uniform(0.25, 5, 1000).astype(np.float32)
+    assert drift(0.02, 0.3, t).dtype == np.float32
+    np.testing.assert_array_equal(drift(0.02, 0.3, t), drift.call_unfused(0.02, 0.3, t))
+    np.testing.assert_allclose(drift(0.02, 0.3, t), (0.02 + 0.5 * 0.3 * 0.3) * t, rtol=np.finfo(np.float32).eps)
+    assert scale(a, 1j).dtype == np.complex64
+    i8 = np.arange(10, dtype=np.int8)
+    assert ufunc.fuse(lambda n, x: (n + 3) * x)(2, i8).dtype == np.int64
+
+
 def test_several_outputs_and_operators():
     @ufunc.fuse
     def parts(x, y):

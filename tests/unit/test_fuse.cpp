@@ -3,6 +3,7 @@
 // ufunc as a node, broadcasting, strides, out= in place, where=, several outputs), one
 // trace per tuple of input dtypes, no temporaries of the call's size, and errors that
 // name the node.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -11,6 +12,7 @@
 #include <ufunc/core/detail/memory.hpp>
 #include <ufunc/fuse.hpp>
 
+#include "../../examples/black_scholes.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -21,6 +23,20 @@ void check_same(const ufunc::array& got, const ufunc::array& want) {
   REQUIRE(got.shape() == want.shape());
   const auto g = got.copy(), w = want.copy();
   CHECK(std::memcmp(g.data(), w.data(), static_cast<std::size_t>(g.nbytes())) == 0);
+}
+
+// float32 arrays of the same shape within `ulps`: the compiler may contract a C++ double
+// expression (r + 0.5 * v * v) into an fma where the traced nodes round twice.
+void check_float32_close(const ufunc::array& got, const ufunc::array& want, double ulps) {
+  REQUIRE(got.type() == ufunc::float32);
+  REQUIRE(want.type() == ufunc::float32);
+  REQUIRE(got.shape() == want.shape());
+  const auto g = got.copy(), w = want.copy();
+  double worst = 0;
+  for (std::int64_t k = 0; k < g.size(); ++k)
+    worst = std::max(worst, ufunc_test::ulp_distance(reinterpret_cast<const float*>(g.data())[k],
+                                                     reinterpret_cast<const float*>(w.data())[k]));
+  CHECK(worst <= ulps);
 }
 
 }  // namespace
@@ -170,6 +186,7 @@ TEST_CASE("fuse: C++ scalar arguments are weak, as in the chain of calls; one tr
   check_same(scale(true, i8), ufunc::multiply(true, i8));
   auto three = ufunc::fuse([](auto s, auto t, auto a) { return (s + t) * a; }, "three");
   check_same(three(1.5, 2, x), three.call_unfused(std::vector<ufunc::operand>{1.5, 2, x}).front());
+  CHECK(three(1.5, 2, x).type() == ufunc::float32);  // 1.5 + 2 is a weak float, as Python's 3.5
   // A scalar call and an array call of the same default dtypes are different graphs:
   // float64 array beside float32 promotes, a float scalar does not.
   const auto a64 = ufunc_test::sample_array<double>(1000, 4);
@@ -186,6 +203,72 @@ TEST_CASE("fuse: C++ scalar arguments are weak, as in the chain of calls; one tr
   auto id = ufunc::fuse([](auto a) { return a * 2; }, "double_it");
   CHECK(id(2.0).ndim() == 0);
   CHECK(id(2.0).item<double>() == 4.0);
+}
+
+TEST_CASE("fuse: a float, complex or bool value of weak operands only stays weak, as Python's scalar arithmetic") {
+  // (r + 0.5 * v * v) * t with r, v doubles: computed unfused, the scalar part is a plain
+  // double (in NumPy a Python float), weak beside float32 t.
+  const auto t = ufunc::add(ufunc::absolute(ufunc_test::sample_array<float>(1000, 1)), 0.25);
+  auto drift = ufunc::fuse([](auto r, auto v, auto a) { return (r + 0.5 * v * v) * a; }, "drift");
+  const std::vector<ufunc::operand> drift_args{0.02, 0.3, t};
+  const double r = 0.02, v = 0.3;
+  for (const auto target : ufunc_test::host_targets()) {
+    const auto got = drift(0.02, 0.3, t, {.target = target});
+    CHECK(got.type() == ufunc::float32);
+    check_same(got, drift.call_unfused(drift_args, {.target = target}).front());
+    check_float32_close(got, ufunc::multiply(r + 0.5 * v * v, t), 1);
+  }
+  // Black-Scholes on float32 arrays with double r and v: float32 throughout, as
+  // black_scholes called on the arrays with plain doubles.
+  auto bs = ufunc::fuse([](auto p, auto k, auto y, auto rate, auto vol) { return black_scholes(p, k, y, rate, vol); },
+                        "black_scholes");
+  const auto s = ufunc::add(ufunc::multiply(ufunc::absolute(ufunc_test::sample_array<float>(1000, 2)), 5.0), 5.0);
+  const auto x = ufunc::add(ufunc::multiply(ufunc::absolute(ufunc_test::sample_array<float>(1000, 3)), 50.0), 1.0);
+  const std::vector<ufunc::operand> bs_args{s, x, t, r, v};
+  // r and v captured as plain doubles: r + 0.5 * v * v is C++ arithmetic, one weak constant.
+  auto bs_plain = ufunc::fuse(
+      [r, v](auto price, auto strike, auto time) { return black_scholes(price, strike, time, r, v); }, "bs_plain");
+  const auto plain = bs_plain.call_unfused(std::vector<ufunc::operand>{s, x, t});
+  CHECK(plain[0].type() == ufunc::float32);
+  for (const auto target : ufunc_test::host_targets()) {
+    const auto got = bs.call(bs_args, {.target = target});
+    const auto unfused = bs.call_unfused(bs_args, {.target = target});
+    for (std::size_t k = 0; k < 2; ++k) {
+      CHECK(got[k].type() == ufunc::float32);
+      check_same(got[k], unfused[k]);
+    }
+    check_float32_close(got[0], plain[0], 4);
+    check_float32_close(got[1], plain[1], 4);
+  }
+  // Complex: z * 2.0 is a weak complex, so beside float32 the result is complex64.
+  auto rotate = ufunc::fuse([](auto z, auto a) { return (z * 2.0) * a; }, "rotate");
+  const std::complex<double> z(1.0, -2.0);
+  const auto rotated = rotate(z, t);
+  CHECK(rotated.type() == ufunc::complex64);
+  check_same(rotated, rotate.call_unfused(std::vector<ufunc::operand>{z, t}).front());
+  check_same(rotated, ufunc::multiply(z * 2.0, t));
+  // Bool: r > 0.01 is a weak bool; beside int8 it keeps int8 (as a strong bool would).
+  const auto i8 = ufunc_test::sample_array<std::int8_t>(100, 4);
+  auto gate = ufunc::fuse([](auto rate, auto a) { return (rate > 0.01) * a; }, "gate");
+  check_same(gate(r, i8), gate.call_unfused(std::vector<ufunc::operand>{r, i8}).front());
+  check_same(gate(r, i8), ufunc::multiply(true, i8));
+  // An integer stays strong int64 (NumPy would keep int8 for 2 + 3, a Python int, after
+  // checking its value against int8: a trace knows no value).
+  auto shift = ufunc::fuse([](auto n, auto a) { return (n + 3) * a; }, "shift");
+  const auto shifted = shift(2, i8);
+  CHECK(shifted.type() == ufunc::int64);
+  check_same(shifted, shift.call_unfused(std::vector<ufunc::operand>{2, i8}).front());
+  check_same(shifted, ufunc::multiply(ufunc::scalar<std::int64_t>(5), i8));
+  // A weak value returned as it is keeps its dtype, float64 (unfused: 0-d, as a call of
+  // scalars gives); where a later node reads it, it is weak.
+  auto half = ufunc::fuse([](auto rate, auto a) { return std::make_tuple(rate * 0.5, a + rate * 0.5); }, "half");
+  const std::vector<ufunc::operand> half_args{r, t};
+  const auto halves = half.call_unfused(half_args), fused_halves = half.call(half_args);
+  CHECK(halves[0].type() == ufunc::float64);
+  CHECK(halves[0].ndim() == 0);
+  CHECK(fused_halves[0].type() == ufunc::float64);
+  check_same(fused_halves[1], halves[1]);
+  CHECK(halves[1].type() == ufunc::float32);
 }
 
 TEST_CASE("fuse: a reduction at the end (cupy.fuse's) equals the chain's reduce, with axis, keepdims, out=") {

@@ -7,6 +7,7 @@
 //   ufunc::fusion::expr y = ufunc::fusion::apply(ufunc::multiply, {x, ufunc::fusion::constant(2.0)});
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <span>
@@ -63,6 +64,16 @@ struct node {
 /// function returns it as its one output. `options.out` and `options.where` are refused
 /// here (give out= to the fused call).
 [[nodiscard]] expr reduce(const function& f, const expr& x, const reduce_options& options = {});
+
+/// What a value computed by a node whose operands are all weak (C++ scalars, constants,
+/// values computed so) is to later nodes: NumPy's users compute `r + 0.5 * v * v` on Python
+/// floats, a Python float, weak; so a floating, complex or bool value is a weak scalar of
+/// that kind (NEP 50 resolves those kinds whatever their value), with the value at `value`
+/// (bytes of dtype `t`), or 0 where it is null (a loop's resolution reads only the kind).
+/// An integer stays strong (nullopt): NEP 50 checks a Python int's value against the other
+/// operand's dtype, which a trace cannot know. The compiled graph and the unfused chain
+/// both follow it.
+[[nodiscard]] std::optional<weak_scalar> weak_result(dtype t, const std::byte* value = nullptr);
 
 template <class T>
 inline constexpr bool is_expr = std::is_same_v<std::remove_cvref_t<T>, expr>;

@@ -25,7 +25,8 @@ class fused_core {
   /// the host targets run it).
   std::vector<array> call(std::span<const operand> inputs, const call_options& options) const;
   /// The same trace run as ordinary calls, one node after the other with an array per
-  /// result: what the fused call must equal (tests, the differential runner, examples).
+  /// result (passed on as a weak scalar where weak_result says so): what the fused call
+  /// must equal (tests, the differential runner, examples).
   std::vector<array> call_unfused(std::span<const operand> inputs, const call_options& options) const;
   [[nodiscard]] std::string explain(std::span<const dtype> input_types) const;
   /// The CUDA source of the kernel for these input dtypes; value_error naming the node
