@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <cstring>
 #include <limits>
-#include <sstream>
 #include <string>
 
 #include <ufunc/core/detail/convert.hpp>
@@ -72,27 +72,25 @@ bool weak_scalar::overflows(dtype t) const noexcept {
 }
 
 std::string weak_scalar::str() const {
-  std::ostringstream s;
+  // snprintf, not an ostringstream: no locale (the rtc sources' source_text.hpp says why).
+  const auto number = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return std::string(text);
+  };
   switch (kind_) {
     case kind::boolean:
       return int_ ? "True" : "False";
-    case kind::integer: {
-      // __int128 has no stream operator; every value that reaches here fits in
-      // 65 bits, so split off the sign.
-      if (int_ < 0)
-        s << '-' << static_cast<unsigned long long>(-int_);
-      else
-        s << static_cast<unsigned long long>(int_);
-      break;
-    }
+    case kind::integer:
+      // __int128 has no to_string; every value that reaches here fits in 65 bits, so split off the sign.
+      return int_ < 0 ? "-" + std::to_string(static_cast<unsigned long long>(-int_))
+                      : std::to_string(static_cast<unsigned long long>(int_));
     case kind::floating:
-      s << real_;
-      break;
+      return number(real_);
     case kind::complex:
-      s << '(' << real_ << (imag_ < 0 ? "" : "+") << imag_ << "j)";
-      break;
+      return "(" + number(real_) + (imag_ < 0 ? "" : "+") + number(imag_) + "j)";
   }
-  return s.str();
+  return {};
 }
 
 }  // namespace ufunc

@@ -31,6 +31,18 @@ __device__ __forceinline__ void probe(float& p, float v) { p += v - v; }
 __device__ __forceinline__ void probe(double& p, double v) { p += v - v; }
 __device__ __forceinline__ void probe(float& p, const complex64& v) { p += (v.real() - v.real()) + (v.imag() - v.imag()); }
 __device__ __forceinline__ void probe(double& p, const complex128& v) { p += (v.real() - v.real()) + (v.imag() - v.imag()); }
+__device__ __forceinline__ void probe(float& p, ::ufunc::float16_t v) { probe(p, static_cast<float>(v)); }
+__device__ __forceinline__ void probe(float& p, ::ufunc::bfloat16_t v) { probe(p, static_cast<float>(v)); }
+// A step of a 16-bit loop runs what the built-in device loop runs (ufuncs/src/kernels_cuda.cu):
+// the operation itself where it takes the 16-bit types (nextafter, spacing, comparisons: exact
+// on the bits), else the operation in float with one rounding back (half_in_float).
+template <class Op, class Sig>
+struct half_step;
+template <class Op, class R, class... A>
+struct half_step<Op, R(A...)> {
+  using type = ::cuda::std::conditional_t<::cuda::std::is_invocable_r_v<R, const Op&, A...>, Op,
+                                          ::ufunc::detail::half_in_float<Op, R(A...)>>;
+};
 }  // namespace _ufunc
 )";
 
@@ -55,6 +67,9 @@ std::string literal(dtype t, const std::byte* b) {
       return "__uint_as_float(" + hex_bits<std::uint32_t>(b) + ")";
     case dtype::id::float64:
       return "__longlong_as_double(" + hex_bits<std::uint64_t>(b) + ")";
+    case dtype::id::float16:
+    case dtype::id::bfloat16:
+      return type + "::from_bits(" + hex_bits<std::uint16_t>(b) + ")";
     case dtype::id::complex64:
       return type + "(__uint_as_float(" + hex_bits<std::uint32_t>(b) + "), __uint_as_float(" +
              hex_bits<std::uint32_t>(b + 4) + "))";
@@ -72,16 +87,28 @@ std::string literal(dtype t, const std::byte* b) {
   }
 }
 
+// The functor a step calls: its loop's operation, or for a loop with a 16-bit operand the
+// built-in device loop's choice between the operation and the operation in float.
+std::string step_operation(const compiled_graph::plan::step& s) {
+  const type_signature& t = s.loop_types;
+  bool half = false;
+  std::string args, results;
+  for (int i = 0; i < t.nin(); ++i) {
+    half |= t.input(i) == float16 || t.input(i) == bfloat16;
+    args += (i ? ", " : "") + type_name(t.input(i));
+  }
+  for (int o = 0; o < t.nout(); ++o) {
+    half |= t.output(o) == float16 || t.output(o) == bfloat16;
+    results += (o ? ", " : "") + type_name(t.output(o));
+  }
+  if (!half) return s.source_op;
+  const std::string result = t.nout() == 1 ? results : "::cuda::std::tuple<" + results + ">";
+  return "typename _ufunc::half_step<" + std::string(s.source_op) + ", " + result + "(" + args + ")>::type";
+}
+
 }  // namespace
 
 void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
-  for (const auto& s : p.slots)
-    if (s.type == float16 || s.type == bfloat16) {
-      p.device_refusal = "a value of the chain is " + std::string(s.type.name()) +
-                         ", which fused kernels on cuda do not compute yet; run the chain unfused (each call computes "
-                         "it on the GPU) or in float32";
-      return;
-    }
   for (const auto& s : p.steps)
     if (s.source_op == nullptr) {
       p.device_refusal = "node " + s.f.name() + " (" + s.loop_types.str() +
@@ -113,7 +140,8 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
   // The probe of value `v` of dtype t (the fast path's, below), for floating and complex values.
   const auto probe_of = [](const std::string& v, dtype t) -> std::string {
     if (!(t.is_floating() || t.is_complex())) return {};
-    return std::string("_ufunc::probe(") + (t == float32 || t == complex64 ? "_pf" : "_pd") + ", " + v + ");\n";
+    const bool single = t == float32 || t == complex64 || t == float16 || t == bfloat16;
+    return std::string("_ufunc::probe(") + (single ? "_pf" : "_pd") + ", " + v + ");\n";
   };
   // The steps, each followed by its classification (`flags`) or by the probe of its values
   // (`probes`: floating and complex results and casts).
@@ -141,11 +169,12 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
         }
         args += (i ? ", " : "") + v;
       }
+      const std::string op = step_operation(s);
       body += "// " + s.f.name() + " " + s.loop_types.str() + "\n";
-      body += "const auto " + r + " = " + s.source_op + "{}(" + args + ");\n";
+      body += "const auto " + r + " = " + op + "{}(" + args + ");\n";
       if (flags)
-        body += "if (_fp.flags) _flags |= _fused::fp_flags_of<" + std::string(s.source_op) + ">(" + r +
-                (args.empty() ? "" : ", ") + args + ");\n";
+        body += "if (_fp.flags) _flags |= _fused::fp_flags_of<" + op + ">(" + r + (args.empty() ? "" : ", ") + args +
+                ");\n";
       for (std::size_t o = 0; o < s.outputs.size(); ++o) {
         const dtype t = p.slots[std::size_t(s.outputs[o])].type;
         const std::string value = s.outputs.size() == 1 ? r : "::cuda::std::get<" + std::to_string(o) + ">(" + r + ")";
@@ -206,7 +235,8 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
       defined.emplace_back(st.source_preamble);
       definitions += st.source_preamble;
     }
-  auto program = cuda::rtc::elementwise_source(params, {}, body, kernel_name, definitions, /*body_flags=*/true);
+  auto program = cuda::rtc::elementwise_source(params, {}, body, kernel_name, definitions, /*body_flags=*/true,
+                                               /*widen_half=*/false);
   std::vector<std::string> options = cuda::rtc::library_header_options();
   // Each node rounds its result as its own device loop does: no a * b + c contracted across
   // two nodes into one rounding (a node's own code is compiled as the built-in's, bar that).

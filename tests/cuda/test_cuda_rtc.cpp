@@ -89,6 +89,34 @@ TEST_CASE_TEMPLATE("rtc: z = x + y and z = x * y equal the built-in add and mult
   }
 }
 
+TEST_CASE("rtc: float16 and bfloat16 bodies compute in float and round once, as the built-in loops") {
+  // Inputs are floats in the body, T names float, an output (and a raw element) rounds each
+  // value assigned to it once: the built-in loops' arithmetic (float, then one rounding).
+  ufunc::cuda::elementwise_kernel add("T x, T y", "T z", "z = x + y;", "rtc_half_add");
+  ufunc::cuda::elementwise_kernel third("T x", "T z", "T t = x;\nz = t / 3;", "rtc_half_third");
+  ufunc::cuda::elementwise_kernel raw_mul("T x, raw T y", "T z", "z = x * y[i];", "rtc_half_raw_mul");
+  ufunc::cuda::elementwise_kernel accumulate("T x", "T z", "z += x;", "rtc_half_accumulate");
+  ufunc::cuda::elementwise_kernel twice("T x", "T z", "z = x * 2;", "rtc_half_twice");
+  for (const auto type : {ufunc::float16, ufunc::bfloat16}) {
+    CAPTURE(type.name());
+    const auto a = ufunc::to_device(ufunc_test::sample_array<float>(100003, 1).astype(type));
+    const auto b = ufunc::to_device(ufunc_test::sample_array<float>(100003, 2).astype(type));
+    const auto sum = add(a, b);
+    CHECK(sum.type() == type);
+    check_bits(sum, ufunc::add(a, b, {.target = cuda}));
+    check_bits(third(a), ufunc::divide(a, 3, {.target = cuda}));
+    check_bits(raw_mul(a, b), ufunc::multiply(a, b, {.target = cuda}));
+    auto out = ufunc::to_device(ufunc::to_host(b).copy());
+    accumulate(a, {.out = {out}});
+    check_bits(out, ufunc::add(b, a, {.target = cuda}));
+    // The rounding into the element overflows: the generic rule of user functors reports it.
+    const auto large =
+        ufunc::to_device(ufunc::full<float>({1000}, type == ufunc::float16 ? 60000.0f : 3e38f).astype(type));
+    const ufunc::errstate guard({.over = ufunc::fp_policy::raise});
+    CHECK_THROWS_AS((void)twice(large), ufunc::floating_point_error);
+  }
+}
+
 TEST_CASE("rtc: hyp with broadcasting, strides, out=, where= and 5 dimensions") {
   ufunc::cuda::elementwise_kernel hyp("T x, T y", "T z", "z = sqrt(x * x + y * y);", "hyp");
   const auto x = ufunc_test::sample_array<float>(64 * 100, 4).reshape({64, 100});

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,10 +78,10 @@ TEST_SUITE("nvrtc") {
   TEST_CASE("fused cuda source: every built-in ufunc's every loop compiles as a node under NVRTC") {
     if (!ufunc_test::nvrtc_or_skip()) return;
     // One graph per loop; their kernels are compiled together, 64 to a program (renamed
-    // apart, after the common prelude), since a compile costs about a second for the headers.
-    std::string prelude;
-    std::vector<std::string> kernels;
-    std::vector<std::string> names;
+    // apart, after their common prelude: the same for all but the complex and the 16-bit
+    // ones), since a compile costs about a second for the headers.
+    std::map<std::string, std::vector<std::pair<std::string, std::string>>> by_prelude;  // kernel, name
+    std::size_t count = 0, half_loops = 0;
     for (const ufunc::function& f : ufunc::builtin_list)
       for (const auto& types : f.types()) {
         CAPTURE(f.name());
@@ -88,31 +90,35 @@ TEST_SUITE("nvrtc") {
         std::vector<ufunc::dtype> in;
         for (int i = 0; i < sig.nin(); ++i) in.push_back(sig.input(i));
         const auto g = graph_of(f, in);
-        if (types.find_first_of("eE") != std::string::npos) {  // not fused on cuda yet: refused by name
-          CHECK_FALSE(g->runs_on_device());
-          CHECK(g->device_source().find("which fused kernels on cuda do not compute yet") != std::string::npos);
-          continue;
-        }
         REQUIRE(g->runs_on_device());
+        half_loops += types.find_first_of("eE") != std::string::npos ? 1 : 0;
         const std::string& source = g->device_source();
         const auto at = source.find("template <int ND, bool WHERE>");
         REQUIRE(at != std::string::npos);
-        if (at > prelude.size()) prelude = source.substr(0, at);  // the longest: with the complex types
         std::string kernel = source.substr(at);
-        const std::string name = "_ufunc_elementwise_" + std::to_string(kernels.size());
+        const std::string name = "_ufunc_elementwise_" + std::to_string(count++);
         kernel.replace(kernel.find("_ufunc_elementwise("), std::string("_ufunc_elementwise").size(), name);
-        kernels.push_back(kernel);
-        names.push_back(name + "<1, false>");
+        by_prelude[source.substr(0, at)].emplace_back(kernel, name + "<1, false>");
       }
-    CHECK(kernels.size() > 400);
+    CHECK(count > 600);
+    CHECK(half_loops > 140);
+    struct chunk {
+      const std::string* prelude;
+      std::span<const std::pair<std::string, std::string>> kernels;
+    };
+    std::vector<chunk> chunks;
+    for (const auto& [prelude, kernels] : by_prelude)
+      for (std::size_t first = 0; first < kernels.size(); first += 64)
+        chunks.push_back(
+            {&prelude, std::span(kernels).subspan(first, std::min<std::size_t>(64, kernels.size() - first))});
     // The programs compile on every core at once (NVRTC compiles separate programs in
     // parallel); the checks run here, on this thread.
-    const auto program = [&](std::size_t first) {
+    const auto program = [&](const chunk& c) {
       rtc::compile_request r;
-      r.source = prelude;
-      for (std::size_t k = first; k < std::min(kernels.size(), first + 64); ++k) {
-        r.source += kernels[k];
-        r.name_expressions.push_back(names[k]);
+      r.source = *c.prelude;
+      for (const auto& [kernel, name] : c.kernels) {
+        r.source += kernel;
+        r.name_expressions.push_back(name);
       }
       r.name = "builtin_nodes.cu";
       r.architecture = 90;
@@ -121,15 +127,13 @@ TEST_SUITE("nvrtc") {
       r.options.emplace_back("--fmad=false");
       return r;
     };
-    std::vector<std::size_t> firsts;
-    for (std::size_t first = 0; first < kernels.size(); first += 64) firsts.push_back(first);
-    std::vector<std::size_t> lowered(firsts.size()), wanted(firsts.size());
-    std::vector<std::string> errors(firsts.size());
+    std::vector<std::size_t> lowered(chunks.size()), wanted(chunks.size());
+    std::vector<std::string> errors(chunks.size());
     std::atomic<std::size_t> next{0};
     const auto work = [&] {
-      for (std::size_t j; (j = next++) < firsts.size();) {
+      for (std::size_t j; (j = next++) < chunks.size();) {
         try {
-          const auto r = program(firsts[j]);
+          const auto r = program(chunks[j]);
           wanted[j] = r.name_expressions.size();
           lowered[j] = rtc::compile(r).lowered_names.size();
         } catch (const std::exception& e) {
@@ -141,8 +145,8 @@ TEST_SUITE("nvrtc") {
     for (unsigned t = 1; t < std::max(1u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(work);
     work();
     for (auto& t : threads) t.join();
-    for (std::size_t j = 0; j < firsts.size(); ++j) {
-      CAPTURE(firsts[j]);
+    for (std::size_t j = 0; j < chunks.size(); ++j) {
+      CAPTURE(chunks[j].kernels.front().second);
       CHECK(errors[j] == "");
       CHECK(lowered[j] == wanted[j]);
     }
@@ -162,6 +166,9 @@ TEST_SUITE("nvrtc") {
     compile_for_sm90(share.device_source({ufunc::int32, ufunc::complex64}), "share");
     auto both = ufunc::fuse([](auto p, auto q) { return std::make_tuple(ufunc::floor_divide(p, q), p % q); }, "both");
     compile_for_sm90(both.device_source({ufunc::int32, ufunc::int64}), "both");
+    // 16-bit values: float16 and bfloat16 arrays, a weak float, a cast into float32.
+    for (const auto type : {ufunc::float16, ufunc::bfloat16})
+      compile_for_sm90(mixed.device_source({type, type, ufunc::float32}), "mixed_half");
   }
 }
 

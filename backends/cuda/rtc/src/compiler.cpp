@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include <ufunc/core/error.hpp>
 
@@ -86,15 +85,17 @@ std::string program_log(const nvrtc_api& a, nvrtc_program p) {
 }  // namespace
 
 std::string numbered_source(const std::string& source) {
-  std::ostringstream out;
-  std::istringstream in(source);
+  // Without streams (source_text.hpp says why).
+  std::string out;
   int line = 0;
-  for (std::string text; std::getline(in, text);) {
-    ++line;
-    std::string number = std::to_string(line);
-    out << std::string(number.size() < 4 ? 4 - number.size() : 0, ' ') << number << " | " << text << "\n";
+  for (std::size_t start = 0; start < source.size();) {
+    const std::size_t end = std::min(source.find('\n', start), source.size());
+    const std::string number = std::to_string(++line);
+    out.append(number.size() < 4 ? 4 - number.size() : 0, ' ');
+    out.append(number).append(" | ").append(source, start, end - start).append("\n");
+    start = end + 1;
   }
-  return out.str();
+  return out;
 }
 
 std::vector<std::string> default_options() {

@@ -3,17 +3,35 @@
 #include <algorithm>
 #include <cctype>
 #include <mutex>
-#include <regex>
 #include <set>
 
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
 #include <ufunc/backends/cuda/rtc/generated_loop.hpp>
+#include <ufunc/backends/cuda/rtc/library_headers.hpp>
 #include <ufunc/core/error.hpp>
 
 namespace ufunc::cuda {
 
 namespace {
+
+// Whether a body names the flat index (`i`, `_ind`) as an identifier. A scan, not std::regex:
+// no locale (source_text.hpp says why).
+bool reads_index(std::string_view body) {
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  for (std::size_t k = 0; k < body.size();) {
+    if (!word(body[k])) {
+      ++k;
+      continue;
+    }
+    std::size_t end = k;
+    while (end < body.size() && word(body[end])) ++end;
+    const std::string_view name = body.substr(k, end - k);
+    if (name == "i" || name == "_ind") return true;
+    k = end;
+  }
+  return false;
+}
 
 // What a compiled loop keeps alive: its device code and its form as a fused node.
 struct loop_state {
@@ -66,18 +84,25 @@ struct elementwise_kernel::state {
     rtc::fused_node_source node;
     for (const auto& q : params.params)
       if (q.raw) return node;
-    if (std::regex_search(operation, std::regex(R"((^|[^A-Za-z0-9_])(i|_ind)([^A-Za-z0-9_]|$))"))) return node;
+    if (reads_index(operation)) return node;
     std::string space = "_ufunc_kernel_" + name + "_" + sig.str();
     for (char& c : space)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-    std::string args, outs, declared, returned;
+    // float16 / bfloat16 values come in and go out as the library's types; the body sees
+    // floats, as in the kernel's own loop (elementwise_source's widen_half).
+    std::string args, outs, declared, widened, returned;
     for (int k = 0; k < params.nin + params.nout; ++k) {
       const auto& q = params.params[std::size_t(k)];
-      const std::string type(rtc::device_type_name(rtc::parameter_type(params, k, bound)));
+      const dtype t = rtc::parameter_type(params, k, bound);
+      const bool half = t == float16 || t == bfloat16;
+      const std::string type(rtc::device_type_name(t));
       if (q.output) {
-        declared += "    " + type + " " + q.name + "{};\n";
-        returned += (returned.empty() ? "" : ", ") + q.name;
+        declared += "    " + std::string(half ? "float" : type) + " " + q.name + "{};\n";
+        returned += (returned.empty() ? "" : ", ") + (half ? type + "(" + q.name + ")" : q.name);
         outs += (outs.empty() ? "" : ", ") + type;
+      } else if (half) {
+        args += (args.empty() ? "" : ", ") + std::string("const ") + type + " _h_" + q.name;
+        widened += "    const float " + q.name + " = static_cast<float>(_h_" + q.name + ");\n";
       } else {
         args += (args.empty() ? "" : ", ") + std::string("const ") + type + " " + q.name;
       }
@@ -85,10 +110,13 @@ struct elementwise_kernel::state {
     const bool several = params.nout > 1;
     node.preamble = "namespace " + space + " {\n";
     for (std::size_t k = 0; k < params.placeholders.size(); ++k)
-      node.preamble += "typedef " + std::string(rtc::device_type_name(bound[k])) + " " + params.placeholders[k] + ";\n";
+      node.preamble +=
+          "typedef " +
+          std::string(bound[k] == float16 || bound[k] == bfloat16 ? "float" : rtc::device_type_name(bound[k])) + " " +
+          params.placeholders[k] + ";\n";
     node.preamble += options.preamble + "\nstruct op {\n  __device__ " +
                      (several ? "::cuda::std::tuple<" + outs + ">" : outs) + " operator()(" + args + ") const {\n" +
-                     declared + "    {\n" + operation + "\n    }\n    return " +
+                     widened + declared + "    {\n" + operation + "\n    ;\n    }\n    return " +
                      (several ? "::cuda::std::make_tuple(" + returned + ")" : returned) +
                      ";\n  }\n};\n}  // namespace " + space + "\n";
     node.op = space + "::op";
@@ -165,9 +193,15 @@ std::vector<array> elementwise_kernel::call(std::span<const operand> inputs, con
   {
     const std::lock_guard<std::mutex> lock(s.mutex);
     if (s.compiled.count(text) == 0) {
-      auto loop = rtc::make_generated_loop(
-          s.name, rtc::elementwise_source(s.params, bound, s.operation, s.name, s.options.preamble),
-          s.options.compile_options);
+      auto program = rtc::elementwise_source(s.params, bound, s.operation, s.name, s.options.preamble);
+      std::vector<std::string> compile_options;
+      std::vector<rtc::header> headers;
+      if (program.library_headers) {  // float16 / bfloat16: the library's own types
+        compile_options = rtc::library_header_options();
+        headers = rtc::library_headers();
+      }
+      compile_options.insert(compile_options.end(), s.options.compile_options.begin(), s.options.compile_options.end());
+      auto loop = rtc::make_generated_loop(s.name, std::move(program), std::move(compile_options), std::move(headers));
       auto state = std::make_shared<loop_state>();
       state->loop = loop;
       state->node = s.fused_node(bound, sig);

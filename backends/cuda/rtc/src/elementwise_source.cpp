@@ -1,9 +1,9 @@
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
 
 #include <algorithm>
-#include <sstream>
 
 #include <ufunc/core/error.hpp>
+#include "source_text.hpp"
 
 namespace ufunc::cuda::rtc {
 
@@ -29,14 +29,15 @@ struct raw {
   long long shape[64];
   long long strides[64];
   __device__ long long size() const { return n; }
-  __device__ T& operator[](long long k) const {
+  __device__ char* at(long long k) const {
     long long offset = 0;
     for (int d = ndim - 1; d >= 0; --d) {
       offset += (k % shape[d]) * strides[d];
       k /= shape[d];
     }
-    return *reinterpret_cast<T*>(data + offset);
+    return data + offset;
   }
+  __device__ T& operator[](long long k) const { return *reinterpret_cast<T*>(at(k)); }
 };
 struct index {
   long long n;
@@ -104,6 +105,42 @@ __device__ __forceinline__ bool inf_of(const complex128& v) { return isinf(v.rea
 }  // namespace _ufunc
 )";
 
+// float16 and bfloat16 (the library's own types, ufunc/core/float16.hpp and bfloat16.hpp, the
+// same code as the built-in loops'): a body computes in float, as NumPy computes float16 and
+// ml_dtypes bfloat16. Inputs are bound as floats (exact); an output, and a raw parameter's
+// element, is a half_ref: read as float, and each assignment rounds once into the element.
+constexpr std::string_view half_types = R"(#include <ufunc/core/float16.hpp>
+#include <ufunc/core/bfloat16.hpp>
+namespace _ufunc {
+template <class H>
+struct half_ref {
+  H* p;
+  __device__ operator float() const { return static_cast<float>(*p); }
+  // One rounding from the value assigned (a double is not rounded to float first).
+  __device__ const half_ref& operator=(float v) const { *p = H(v); return *this; }
+  __device__ const half_ref& operator=(double v) const { *p = H(v); return *this; }
+  template <class V>
+  __device__ const half_ref& operator=(V v) const { return *this = static_cast<float>(v); }
+  __device__ const half_ref& operator=(const half_ref& o) const { return *this = static_cast<float>(o); }
+  template <class V> __device__ const half_ref& operator+=(V v) const { return *this = static_cast<float>(*this) + v; }
+  template <class V> __device__ const half_ref& operator-=(V v) const { return *this = static_cast<float>(*this) - v; }
+  template <class V> __device__ const half_ref& operator*=(V v) const { return *this = static_cast<float>(*this) * v; }
+  template <class V> __device__ const half_ref& operator/=(V v) const { return *this = static_cast<float>(*this) / v; }
+};
+template <class H>
+__device__ __forceinline__ bool nan_of(const half_ref<H>& v) { return isnan(static_cast<float>(v)); }
+template <class H>
+__device__ __forceinline__ bool inf_of(const half_ref<H>& v) { return isinf(static_cast<float>(v)); }
+// raw<H> (its layout is the launch ABI's), its elements as half_ref.
+template <class H>
+struct raw_half : raw<H> {
+  __device__ half_ref<H> operator[](long long k) const { return half_ref<H>{reinterpret_cast<H*>(this->at(k))}; }
+};
+}  // namespace _ufunc
+)";
+
+bool is_half(ufunc::dtype t) { return t == ufunc::float16 || t == ufunc::bfloat16; }
+
 }  // namespace
 
 std::string_view device_type_name(ufunc::dtype t) noexcept {
@@ -146,23 +183,25 @@ std::string type_prelude(const parameter_list& p, std::span<const ufunc::dtype> 
                          std::span<const ufunc::dtype> extra) {
   bool any_complex = std::any_of(extra.begin(), extra.end(), [](ufunc::dtype t) { return t.is_complex(); });
   for (int k = 0; k < static_cast<int>(p.params.size()); ++k) any_complex |= parameter_type(p, k, bound).is_complex();
+  bool any_half = false;
+  for (int k = 0; k < static_cast<int>(p.params.size()); ++k) any_half |= is_half(parameter_type(p, k, bound));
   std::string s = any_complex ? std::string(complex_types) : std::string();
+  if (any_half) s += half_types;
+  // A placeholder bound to a 16-bit type names float, the type its values are computed in.
   for (std::size_t k = 0; k < p.placeholders.size(); ++k)
-    s += "typedef " + std::string(device_type_name(bound[k])) + " " + p.placeholders[k] + ";\n";
+    s += "typedef " + std::string(is_half(bound[k]) ? "float" : device_type_name(bound[k])) + " " + p.placeholders[k] +
+         ";\n";
   return s;
 }
 
 elementwise_program elementwise_source(const parameter_list& p, std::span<const ufunc::dtype> bound,
                                        std::string_view body, std::string_view name, std::string_view preamble,
-                                       bool body_flags) {
+                                       bool body_flags, bool widen_half) {
   if (!is_c_identifier(name))
     throw value_error("elementwise_kernel: the name \"" + std::string(name) + "\" is not a C identifier");
   if (bound.size() != p.placeholders.size())
     throw value_error("elementwise_kernel " + std::string(name) + ": " + std::to_string(bound.size()) +
                       " dtypes bound for " + std::to_string(p.placeholders.size()) + " placeholders");
-  for (std::size_t k = 0; k < bound.size(); ++k)
-    check_generated_dtype(
-        bound[k], "elementwise_kernel " + std::string(name) + ": placeholder " + std::string(1, p.placeholders[k]));
   const int nparams = static_cast<int>(p.params.size());
 
   elementwise_program out;
@@ -172,7 +211,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     throw value_error("elementwise_kernel " + std::string(name) +
                       ": every parameter is raw; at least one must be broadcast (it gives the call its shape)");
 
-  std::ostringstream s;
+  source_text s;
   s << prelude_head << type_prelude(p, bound);
   if (!preamble.empty()) s << preamble << "\n";
   // The mask is one more broadcast operand (B + 1) where WHERE is on. Each block takes a tile
@@ -187,9 +226,11 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << "__global__ void __launch_bounds__(" << threads << ") _ufunc_elementwise(const _ufunc::call<ND, " << b
     << " + (WHERE ? 1 : 0)> _c, const _ufunc::fp_sink _fp";
   for (const auto& param : p.params)
-    if (param.raw)
-      s << ", const _ufunc::raw<" << device_type_name(parameter_type(p, int(&param - p.params.data()), bound)) << "> "
+    if (param.raw) {
+      const ufunc::dtype t = parameter_type(p, int(&param - p.params.data()), bound);
+      s << ", const _ufunc::" << (is_half(t) && widen_half ? "raw_half<" : "raw<") << device_type_name(t) << "> "
         << param.name;
+    }
   // Per broadcast parameter (operand k among them): an input's loaded values and its binding,
   // an output's binding, and the terms of the flag rule, in one pass.
   std::string loaded, loads, bindings, out_nan, out_inf, in_nan, in_inf;
@@ -197,15 +238,20 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
   for (int k = 0; k < nparams; ++k) {
     const auto& param = p.params[static_cast<std::size_t>(k)];
     if (param.raw) continue;
-    const std::string type(device_type_name(parameter_type(p, k, bound)));
+    const ufunc::dtype t = parameter_type(p, k, bound);
+    const bool widened = is_half(t) && widen_half;
+    const std::string type(device_type_name(t));
     const std::string n = std::to_string(operand++);
     const std::string at = "_c.base[" + n + "] + _off[_u][" + n + "])";
     if (param.output) {
-      bindings += "    " + type + "& " + param.name + " = *reinterpret_cast<" + type + "*>(" + at + ";\n";
+      bindings += widened ? "    const _ufunc::half_ref<" + type + "> " + param.name + "{reinterpret_cast<" + type +
+                                "*>(" + at + "};\n"
+                          : "    " + type + "& " + param.name + " = *reinterpret_cast<" + type + "*>(" + at + ";\n";
     } else {
       loaded += "  " + type + " _in" + n + "[" + std::to_string(items) + "];\n";
       loads += "    _in" + n + "[_u] = *reinterpret_cast<const " + type + "*>(" + at + ";\n";
-      bindings += "    const " + type + " " + param.name + " = _in" + n + "[_u];\n";
+      bindings += widened ? "    const float " + param.name + " = static_cast<float>(_in" + n + "[_u]);\n"
+                          : "    const " + type + " " + param.name + " = _in" + n + "[_u];\n";
     }
     auto& nan = param.output ? out_nan : in_nan;
     auto& inf = param.output ? out_inf : in_inf;
@@ -243,6 +289,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << "    {\n"
     << "#line 1 \"" << name << "\"\n"
     << body << "\n"
+    << "    ;\n"  // a body may end without its semicolon, as CuPy's may
     << "    }\n";
   if (!body_flags)
     s << "    if (_fp.flags) {\n"
@@ -254,6 +301,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << "  if (_fp.flags) _ufunc::report_warp(_fp, _flags);\n"
     << "}\n";
   out.source = s.str();
+  for (int k = 0; k < nparams; ++k) out.library_headers |= is_half(parameter_type(p, k, bound));
   for (bool where : {false, true})
     for (int nd : elementwise_dims)
       out.name_expressions.push_back("_ufunc_elementwise<" + std::to_string(nd) + ", " + (where ? "true" : "false") +

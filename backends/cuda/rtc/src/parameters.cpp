@@ -11,12 +11,7 @@ namespace ufunc::cuda::rtc {
 
 namespace {
 
-// Generated kernels have no arithmetic on the 16-bit types yet (issue 21): an honest error,
-// not a kernel that fails to compile.
 bool is_half_precision(ufunc::dtype t) { return t == ufunc::float16 || t == ufunc::bfloat16; }
-constexpr const char* half_precision_refusal =
-    ": float16 and bfloat16 operands are not supported by generated kernels yet (the built-in ufuncs compute "
-    "them); cast to float32 first";
 
 // C++20 and CUDA keywords (and a few names of the generated code's prelude): a
 // parameter with one of these names would not compile, or would change the code around it.
@@ -104,9 +99,8 @@ void parse_list(std::string_view list, bool output, parameter_list& out) {
       if (!p.type || p.type->name() != type)
         fail(k, pieces[k],
              "has type " + quoted(type) +
-                 ", which is neither a dtype name (bool, int8..int64, uint8..uint64, float32, float64, complex64, "
-                 "complex128) nor a placeholder (one capital letter)");
-      if (is_half_precision(*p.type)) fail(k, pieces[k], "has type " + quoted(type) + half_precision_refusal);
+                 ", which is neither a dtype name (bool, int8..int64, uint8..uint64, float16, bfloat16, float32, "
+                 "float64, complex64, complex128) nor a placeholder (one capital letter)");
     }
     if (!is_c_identifier(name)) fail(k, pieces[k], "has name " + quoted(name) + ", which is not a C identifier");
     if (name[0] == '_' || std::find(reserved_words.begin(), reserved_words.end(), name) != reserved_words.end())
@@ -170,14 +164,20 @@ std::vector<ufunc::dtype> bind_placeholders(const parameter_list& p,
   std::vector<ufunc::dtype> out;
   for (std::size_t s = 0; s < bound.size(); ++s) {
     if (!bound[s]) throw no_loop_error(std::string("placeholder ") + p.placeholders[s] + " is bound by no argument");
-    check_generated_dtype(*bound[s], std::string("placeholder ") + p.placeholders[s]);
     out.push_back(*bound[s]);
   }
   return out;
 }
 
-void check_generated_dtype(ufunc::dtype t, const std::string& what) {
-  if (is_half_precision(t)) throw dtype_error(what + " is " + std::string(t.name()) + half_precision_refusal);
+void refuse_half_precision(const parameter_list& p, std::span<const ufunc::dtype> bound, std::string_view who) {
+  for (int k = 0; k < static_cast<int>(p.params.size()); ++k) {
+    const ufunc::dtype t = parameter_type(p, k, bound);
+    if (is_half_precision(t))
+      throw dtype_error(std::string(who) + ": parameter " + p.params[std::size_t(k)].name + " is " +
+                        std::string(t.name()) +
+                        ", which reduction kernels do not compute (elementwise kernels and the built-in reductions "
+                        "do); cast to float32 first");
+  }
 }
 
 ufunc::dtype parameter_type(const parameter_list& p, int k, std::span<const ufunc::dtype> bound) {

@@ -4,13 +4,13 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <sstream>
 
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
 #include <ufunc/backends/cuda/rtc/module.hpp>
 #include <ufunc/core/backend.hpp>
 #include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/error.hpp>
+#include "source_text.hpp"
 
 #include "driver.hpp"
 
@@ -53,7 +53,7 @@ constexpr std::string_view reduction_struct =
 // consuming `rest`: the kept and the reduced dimensions are decomposed alike.
 std::string add_offsets(std::string_view rest, std::string_view count, std::string_view shape, std::string_view strides,
                         std::string_view offsets, int nin, std::string_view indent) {
-  std::ostringstream s;
+  rtc::source_text s;
   s << indent << "for (int _d = 0; _d < _c." << count << "; ++_d) {\n"
     << indent << "  const long long _k = " << rest << " % _c." << shape << "[_d];\n"
     << indent << "  " << rest << " /= _c." << shape << "[_d];\n"
@@ -61,6 +61,16 @@ std::string add_offsets(std::string_view rest, std::string_view count, std::stri
     << "[_a][_d];\n"
     << indent << "}\n";
   return s.str();
+}
+
+// Generated reductions have no 16-bit path: a dtype_error naming the parameter (or reduce_type).
+template <class State>
+void refuse_half_precision(const State& st, std::span<const dtype> bound) {
+  const std::string who = "reduction_kernel " + st.name;
+  rtc::refuse_half_precision(st.params, bound, who);
+  if (st.options.reduce_type && (*st.options.reduce_type == float16 || *st.options.reduce_type == bfloat16))
+    throw dtype_error(who + ": reduce_type " + std::string(st.options.reduce_type->name()) +
+                      " is not computed by reduction kernels; use float32");
 }
 
 // Elements per vector load of contiguous inputs: 16 bytes of the widest input (1: no vector
@@ -116,11 +126,12 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
   const auto& st = *state_;
   std::vector<std::optional<dtype>> types(input_types.begin(), input_types.end());
   const auto bound = rtc::bind_placeholders(st.params, types);
+  refuse_half_precision(st, bound);
   const int nin = st.params.nin;
   const dtype out_type = rtc::parameter_type(st.params, nin, bound);
   const dtype reduce_type = st.options.reduce_type.value_or(out_type);
   const dtype extra[] = {reduce_type};
-  std::ostringstream s;
+  rtc::source_text s;
   s << reduction_struct << rtc::type_prelude(st.params, bound, extra);
   s << "typedef " << rtc::device_type_name(reduce_type) << " _type_reduce;\n";
   if (!st.options.preamble.empty()) s << st.options.preamble << "\n";
@@ -317,6 +328,7 @@ array reduction_kernel::call(std::span<const array> inputs, const reduction_call
     shapes.push_back(a.shape());
   }
   const auto bound = rtc::bind_placeholders(st.params, types);
+  refuse_half_precision(st, bound);
   const dtype out_type = rtc::parameter_type(st.params, nin, bound);
   const dtype reduce_type = st.options.reduce_type.value_or(out_type);
   const dim_vector shape = broadcast_shapes(shapes);

@@ -46,6 +46,9 @@ struct elementwise_program {
   std::vector<std::string> name_expressions;
   /// Broadcast operands (non-raw parameters), without the mask.
   int broadcast_operands = 0;
+  /// Whether the source includes the library's headers (float16 and bfloat16 parameters):
+  /// compile it with library_headers() and library_header_options() (library_headers.hpp).
+  bool library_headers = false;
 };
 
 /// The CUDA C++ type of a dtype in generated code ("float", "_ufunc::complex64").
@@ -65,8 +68,14 @@ struct elementwise_program {
 /// `body_flags`: the body classifies its own floating-point flags, or-ing fp_flag bits into
 /// `unsigned _flags` where `_fp.flags` is set (a fused expression applies each node's rule),
 /// instead of the generic rule of the launch ABI above.
+/// float16 and bfloat16 parameters (`widen_half`): the body computes in float, as NumPy does
+/// float16: such an input is a `const float`, an output (and a raw parameter's element) a
+/// `_ufunc::half_ref` that reads as float and rounds each value assigned to it once, and a
+/// placeholder bound to them names float. Without `widen_half` (a fused expression, whose
+/// steps convert themselves) they are the library's float16_t / bfloat16_t values.
 [[nodiscard]] elementwise_program elementwise_source(const parameter_list& p, std::span<const ufunc::dtype> bound,
                                                      std::string_view body, std::string_view name,
-                                                     std::string_view preamble, bool body_flags = false);
+                                                     std::string_view preamble, bool body_flags = false,
+                                                     bool widen_half = true);
 
 }  // namespace ufunc::cuda::rtc

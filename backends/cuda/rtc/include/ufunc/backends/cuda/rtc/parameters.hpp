@@ -54,9 +54,10 @@ struct parameter_list {
 ///     auto p = parse_parameters("T x, T y", "T z");   // p.nin == 2, p.placeholders == "T"
 [[nodiscard]] parameter_list parse_parameters(std::string_view inputs, std::string_view outputs);
 
-/// Throws dtype_error where generated kernels cannot compute `t` (float16 and bfloat16, for
-/// now: the built-in ufuncs compute them); `what` names the operand ("placeholder T").
-void check_generated_dtype(ufunc::dtype t, const std::string& what);
+/// Throws dtype_error naming the first parameter of `p` that is float16 or bfloat16 under
+/// `bound`: reduction_kernel's generated code has no 16-bit path (elementwise kernels and fused
+/// expressions compute them in float); `who` names the kernel ("reduction_kernel l2").
+void refuse_half_precision(const parameter_list& p, std::span<const ufunc::dtype> bound, std::string_view who);
 
 /// The dtypes a call binds: one per placeholder of `p` (in p.placeholders' order), taken
 /// from `argument_types` (one per input, then optionally one per output given as out=):
