@@ -102,7 +102,7 @@ void bind_device_array(nb::module_& m) {
               order_consumer_stream(stream.is_none() ? 1 : nb::cast<std::int64_t>(stream), d.array.device().index);
             }
             const bool versioned = max_version.has_value() && nb::cast<int>((*max_version)[0]) >= 1;
-            return export_dlpack(d.array, versioned);
+            return export_dlpack(d.array, versioned, d.stream_owner);
           },
           nb::kw_only(), nb::arg("stream").none() = nb::none(), nb::arg("max_version").none() = nb::none(),
           nb::arg("dl_device").none() = nb::none(), nb::arg("copy").none() = nb::none())

@@ -13,10 +13,11 @@ namespace ufunc::python {
 namespace nb = nanobind;
 
 struct device_array {
-  ufunc::array array;
   /// What the memory's stream needs alive (the stream= object of the call that made it): the
-  /// library frees device memory in the order of the stream it was allocated on.
+  /// library frees device memory in the order of the stream it was allocated on. Declared
+  /// first, so destroyed last: the memory is freed while its stream still exists.
   nb::object stream_owner = {};
+  ufunc::array array;
 };
 
 /// The array inside a ufunc.device_array, or null for any other object.

@@ -134,21 +134,46 @@ ufunc::array array_of_tensor(const dlpack::tensor& t, std::shared_ptr<void> owne
 
 // What an exported tensor keeps alive, and where its shape and strides live.
 struct export_holder {
+  nb::object stream_owner;
   ufunc::array array;
   std::vector<std::int64_t> shape;
   std::vector<std::int64_t> strides;
 };
 
+// A consumer may call the deleter without the GIL (PyTorch frees storage from C++): the memory
+// is freed first, in its stream's order, then the stream object released under the GIL (or
+// left to the process where the interpreter is finishing).
+bool interpreter_finishing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
+void release(export_holder* holder) {
+  holder->array = ufunc::array();
+  if (holder->stream_owner.is_valid()) {
+    if (Py_IsInitialized() != 0 && !interpreter_finishing()) {
+      const nb::gil_scoped_acquire gil;
+      holder->stream_owner.reset();
+    } else {
+      (void)holder->stream_owner.release();
+    }
+  }
+  delete holder;
+}
+
 template <class Managed>
-void fill_export(Managed* m, const ufunc::array& a) {
-  auto* holder = new export_holder{a, {}, {}};
+void fill_export(Managed* m, const ufunc::array& a, nb::object stream_owner) {
+  auto* holder = new export_holder{std::move(stream_owner), a, {}, {}};
   const auto itemsize = static_cast<std::int64_t>(a.itemsize());
   for (std::size_t i = 0; i < a.ndim(); ++i) {
     holder->shape.push_back(a.shape()[i]);
     // Strides count elements in DLPack: an array whose byte strides are not whole elements
     // (a complex128 view with 8-byte steps) cannot be described.
     if (a.strides()[i] % itemsize != 0) {
-      delete holder;
+      release(holder);
       throw value_error("the array's strides are not whole elements; DLPack cannot describe it (copy it first)");
     }
     holder->strides.push_back(a.strides()[i] / itemsize);
@@ -163,7 +188,7 @@ void fill_export(Managed* m, const ufunc::array& a) {
                                 0};
   m->manager_ctx = holder;
   m->deleter = [](Managed* self) {
-    delete static_cast<export_holder*>(self->manager_ctx);
+    release(static_cast<export_holder*>(self->manager_ctx));
     delete self;
   };
 }
@@ -171,10 +196,10 @@ void fill_export(Managed* m, const ufunc::array& a) {
 // The capsule of a new tensor sharing `a`: named `name` until a consumer takes the tensor (and
 // renames it), freed by the capsule only if none did.
 template <class Managed>
-nb::object capsule_of(const ufunc::array& a, const char* name) {
+nb::object capsule_of(const ufunc::array& a, const char* name, nb::object stream_owner) {
   auto* m = new Managed{};
   try {
-    fill_export(m, a);
+    fill_export(m, a, std::move(stream_owner));
   } catch (...) {
     delete m;
     throw;
@@ -248,9 +273,9 @@ ufunc::array import_dlpack(nb::handle producer, std::int64_t stream) {
   throw value_error("__dlpack__ returned no DLPack capsule (or one already consumed)");
 }
 
-nb::object export_dlpack(const ufunc::array& a, bool versioned) {
-  return versioned ? capsule_of<dlpack::managed_tensor_versioned>(a, versioned_name)
-                   : capsule_of<dlpack::managed_tensor>(a, legacy_name);
+nb::object export_dlpack(const ufunc::array& a, bool versioned, nb::object stream_owner) {
+  return versioned ? capsule_of<dlpack::managed_tensor_versioned>(a, versioned_name, std::move(stream_owner))
+                   : capsule_of<dlpack::managed_tensor>(a, legacy_name, std::move(stream_owner));
 }
 
 }  // namespace ufunc::python

@@ -70,7 +70,9 @@ inline constexpr std::uint32_t minor_version = 0;
 [[nodiscard]] ufunc::array import_dlpack(nb::handle producer, std::int64_t stream);
 
 /// A capsule ("dltensor_versioned" or, for consumers that asked no version, "dltensor") that
-/// shares `a`'s memory and keeps it alive until the consumer's deleter runs.
-[[nodiscard]] nb::object export_dlpack(const ufunc::array& a, bool versioned);
+/// shares `a`'s memory and keeps it alive until the consumer's deleter runs, and with it
+/// `stream_owner` (the Python stream the memory is freed in the order of; see device_array):
+/// the memory goes first, then the stream.
+[[nodiscard]] nb::object export_dlpack(const ufunc::array& a, bool versioned, nb::object stream_owner = {});
 
 }  // namespace ufunc::python

@@ -76,7 +76,7 @@ NB_MODULE(_core, m) {
       [](nb::handle a, int device) {
         import_context context;
         const auto host = context.input_array(a);
-        return nb::cast(device_array{ufunc::to_device(host, device)});
+        return nb::cast(device_array{{}, ufunc::to_device(host, device)});
       },
       nb::arg("a"), nb::arg("device") = 0, "A C-ordered copy of a host array on a CUDA device.");
   m.def(

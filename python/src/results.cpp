@@ -51,7 +51,7 @@ nb::object host_result(const ufunc::array& a, nb::handle base) {
 
 nb::object to_python(const ufunc::array& a, const import_context& context, bool keep_0d) {
   if (nb::object given = context.source_of(a); given.is_valid()) return given;
-  if (!a.device().is_host()) return nb::cast(device_array{a, context.stream_owner});
+  if (!a.device().is_host()) return nb::cast(device_array{context.stream_owner, a});
   nb::handle base;
   nb::object viewed;
   if (!a.owner()) {

@@ -240,8 +240,6 @@ def _isolated(code):
                           text=True, timeout=300, env=dict(os.environ))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a device result computed with stream=s crashes (segmentation fault) "
-                   "when it is released after the CuPy stream s was destroyed (seen on an H100)")
 def test_result_outlives_its_stream(cp):
     run = _isolated("""
         import gc, numpy as np, cupy as cp, ufunc
@@ -275,11 +273,6 @@ def test_default_stream_results_for_torch(torch):
 # ---------------------------------------------------------------------------------------------
 
 
-_KERNEL_CRASH = ("bug: elementwise_kernel.source(), elementwise_kernel calls and reduction_kernel calls end "
-                 "the process with a segmentation fault (seen on an H100, CUDA build of this tree, NVRTC of CUDA 13)")
-
-
-@pytest.mark.xfail(strict=True, reason=_KERNEL_CRASH)
 def test_elementwise_kernel_as_cupys(cp):
     run = _isolated("""
         import numpy as np, cupy as cp, ufunc
@@ -308,7 +301,6 @@ def test_elementwise_kernel_as_cupys(cp):
     assert run.returncode == 0 and "done" in run.stdout, run.stderr[-3000:]
 
 
-@pytest.mark.xfail(strict=True, reason=_KERNEL_CRASH)
 def test_reduction_kernel_as_cupys(cp):
     run = _isolated("""
         import numpy as np, cupy as cp, ufunc
