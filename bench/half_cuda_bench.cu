@@ -309,7 +309,7 @@ void run_size(context& ctx, std::int64_t n, const reference<T>& ref) {
     g_failures += bad ? 1 : 0;
     std::printf("# check,copy,%s,memcpy,%lld,%s\n", dtype, static_cast<long long>(n), bad ? "FAILED" : "ok");
     emit("copy", dtype, "memcpy", n, 2.0 * static_cast<double>(n) * sizeof(T),
-         ctx.timer->measure(what, ctx.cfg.warmup, reps, copy));
+         ctx.timer->measure(what, ctx.cfg.warmup, reps, [&](int r) { copy(r % nsets); }));
   }
 }
 
