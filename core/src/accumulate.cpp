@@ -221,6 +221,7 @@ array function::reduceat(const array& a, const array& indices, const accumulate_
     rp.loop = p.loop;
     rp.type = p.type;
     rp.has_start = true;  // the slice's first element, copied below
+    rp.fold_along_reduced = true;
     detail::fp_scope fp;  // one report for every segment, as NumPy
     for (std::size_t k = 0; k < idx.size(); ++k) {
       const std::int64_t start = idx[k];

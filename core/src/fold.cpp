@@ -63,7 +63,13 @@ fold_task::fold_task(const fold_view& v, const fold_loop& loop) : loop_(loop) {
     return best;
   };
   int run = 0;
-  if (dims[0].extent < 8) {
+  if (v.fold_along_reduced && !reduced[0]) {
+    for (int d = 0; d < nd; ++d)
+      if (reduced[d]) {
+        run = d;
+        break;
+      }
+  } else if (dims[0].extent < 8) {
     const int other = longest_match(!reduced[0]);
     if (other >= 0) run = other;
   }
@@ -82,7 +88,10 @@ fold_task::fold_task(const fold_view& v, const fold_loop& loop) : loop_(loop) {
   }
   if (fold_mode_) {
     units_ = kept_count;
-    if (loop.reorderable) {
+    // A run shorter than a block with no other reduced position folds straight into its
+    // accumulator, as NumPy's inner loop does (acc + the run's sum, one rounding for a
+    // loop that sums in a wider type: float16's); longer reductions sum fixed blocks.
+    if (loop.reorderable && !(run_.extent < block_elements && reduced_count_ == 1)) {
       partials_ = true;
       const std::int64_t len = run_.extent;
       if (len >= block_elements) {

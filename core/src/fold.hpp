@@ -59,6 +59,7 @@ struct fold_view {
   dtype x_type;                     // cast to the loop's input U through a buffer when different
   const std::byte* mask = nullptr;  // bool, optional
   std::span<const std::int64_t> mask_strides;
+  bool fold_along_reduced = false;  // the run is a reduced axis even where a kept one is innermost
 };
 
 class fold_task final : public unit_task {

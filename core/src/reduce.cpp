@@ -191,6 +191,7 @@ void run_reduce_folds(const function& /*f: the plan has its loop*/, target_id t,
     v.x_type = a.type();
     v.mask = mask;
     v.mask_strides = where_strides;
+    v.fold_along_reduced = p.fold_along_reduced;
     fold_task task(v, fl);
     task.set_gather_fp(fp.active());
     execute_units(t, task);

@@ -210,21 +210,30 @@ def _check_accumulated(name, code, got, want, x, axis, what):
                                      axis=axis)
         absolute = np.max(absolute, axis=axis, keepdims=True)
         assert_reduction_close(got, want, code, n, absolute, what)
-    elif name in EXACT and name != "multiply" and not (code == "e" and name == "divide"):
-        # (float16 divide: NumPy's reduceat keeps the running quotient in float32, ufunc's in
-        # float16: test_float16_reduceat_keeps_float32_running_values)
+    elif name in EXACT and name != "multiply":
         assert_same(got, want, name, what=what)
     else:
         assert_same(got, want, name, ulps=4 * (n + 1), complex_inputs=code in COMPLEX_CODES, what=what)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: float16 reduceat rounds its running value to float16 at every step; "
-                   "NumPy's float16 add/subtract/multiply/divide reduce and reduceat (and ufunc's reduce) keep it "
-                   "in float32")
 def test_float16_reduceat_keeps_float32_running_values():
+    # NumPy's float16 add reduce and reduceat sum each run in float32 and round once; its reduce over an
+    # outer axis rounds at every step (an elementwise inner loop), its reduceat does not (the inner loop
+    # runs along each segment). ufunc does the same.
     h = np.array([0.54, 2.64, 2.9], dtype=np.float16)
-    assert ufunc.add.reduce(h) == np.add.reduce(h)  # 6.082, as NumPy
-    np.testing.assert_array_equal(ufunc.add.reduceat(h, [0]), np.add.reduceat(h, [0]))  # 6.08 against 6.082
+    assert ufunc.add.reduce(h) == np.add.reduce(h)  # 6.082
+    np.testing.assert_array_equal(ufunc.add.reduceat(h, [0]), np.add.reduceat(h, [0]))
+    rows = np.array([[0.54, 2.64, 2.9]] * 3, dtype=np.float16)
+    cols = np.ascontiguousarray(rows.T)
+    np.testing.assert_array_equal(ufunc.add.reduceat(rows, [0], axis=1), np.add.reduceat(rows, [0], axis=1))
+    np.testing.assert_array_equal(ufunc.add.reduceat(cols, [0], axis=0), np.add.reduceat(cols, [0], axis=0))
+    np.testing.assert_array_equal(ufunc.add.reduce(cols, axis=0), np.add.reduce(cols, axis=0))  # 6.08 both
+    for name in ("add", "multiply", "subtract", "divide"):
+        x = np.random.default_rng(7).uniform(0.5, 2.0, (5, 37)).astype(np.float16)
+        for axis in (0, 1):
+            idx = [0, 2, 3, 4] if axis == 0 else [0, 5, 6, 20, 36]
+            np.testing.assert_array_equal(getattr(ufunc, name).reduceat(x, idx, axis=axis),
+                                          getattr(np, name).reduceat(x, idx, axis=axis), err_msg=f"{name} {axis}")
 
 
 OUTER_LOOPS = loop_params(BINARY)

@@ -69,6 +69,9 @@ struct reduce_plan {
   dtype type;
   alignas(16) std::byte start[16] = {};
   bool has_start = false;
+  /// Fold along the reduced axis even where it is not the innermost (reduceat's segments, as
+  /// NumPy's reduceat runs its inner loop along each segment: a float16 sum rounds once).
+  bool fold_along_reduced = false;
 };
 [[nodiscard]] reduce_plan plan_reduce(const function& f, const array& a, const reduce_options& options);
 
