@@ -94,11 +94,11 @@ std::string step_operation(const compiled_graph::plan::step& s) {
   bool half = false;
   std::string args, results;
   for (int i = 0; i < t.nin(); ++i) {
-    half |= t.input(i) == float16 || t.input(i) == bfloat16;
+    half |= cuda::rtc::is_half_precision(t.input(i));
     args += (i ? ", " : "") + type_name(t.input(i));
   }
   for (int o = 0; o < t.nout(); ++o) {
-    half |= t.output(o) == float16 || t.output(o) == bfloat16;
+    half |= cuda::rtc::is_half_precision(t.output(o));
     results += (o ? ", " : "") + type_name(t.output(o));
   }
   if (!half) return s.source_op;
@@ -140,7 +140,7 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
   // The probe of value `v` of dtype t (the fast path's, below), for floating and complex values.
   const auto probe_of = [](const std::string& v, dtype t) -> std::string {
     if (!(t.is_floating() || t.is_complex())) return {};
-    const bool single = t == float32 || t == complex64 || t == float16 || t == bfloat16;
+    const bool single = t == float32 || t == complex64 || cuda::rtc::is_half_precision(t);
     return std::string("_ufunc::probe(") + (single ? "_pf" : "_pd") + ", " + v + ");\n";
   };
   // The steps, each followed by its classification (`flags`) or by the probe of its values

@@ -94,7 +94,7 @@ struct elementwise_kernel::state {
     for (int k = 0; k < params.nin + params.nout; ++k) {
       const auto& q = params.params[std::size_t(k)];
       const dtype t = rtc::parameter_type(params, k, bound);
-      const bool half = t == float16 || t == bfloat16;
+      const bool half = rtc::is_half_precision(t);
       const std::string type(rtc::device_type_name(t));
       if (q.output) {
         declared += "    " + std::string(half ? "float" : type) + " " + q.name + "{};\n";
@@ -111,9 +111,7 @@ struct elementwise_kernel::state {
     node.preamble = "namespace " + space + " {\n";
     for (std::size_t k = 0; k < params.placeholders.size(); ++k)
       node.preamble +=
-          "typedef " +
-          std::string(bound[k] == float16 || bound[k] == bfloat16 ? "float" : rtc::device_type_name(bound[k])) + " " +
-          params.placeholders[k] + ";\n";
+          "typedef " + std::string(rtc::computed_type_name(bound[k])) + " " + params.placeholders[k] + ";\n";
     node.preamble += options.preamble + "\nstruct op {\n  __device__ " +
                      (several ? "::cuda::std::tuple<" + outs + ">" : outs) + " operator()(" + args + ") const {\n" +
                      widened + declared + "    {\n" + operation + "\n    ;\n    }\n    return " +

@@ -139,8 +139,6 @@ struct raw_half : raw<H> {
 }  // namespace _ufunc
 )";
 
-bool is_half(ufunc::dtype t) { return t == ufunc::float16 || t == ufunc::bfloat16; }
-
 }  // namespace
 
 std::string_view device_type_name(ufunc::dtype t) noexcept {
@@ -179,18 +177,22 @@ std::string_view device_type_name(ufunc::dtype t) noexcept {
   return "void";
 }
 
+std::string_view computed_type_name(ufunc::dtype t) noexcept {
+  return is_half_precision(t) ? "float" : device_type_name(t);
+}
+
 std::string type_prelude(const parameter_list& p, std::span<const ufunc::dtype> bound,
                          std::span<const ufunc::dtype> extra) {
   bool any_complex = std::any_of(extra.begin(), extra.end(), [](ufunc::dtype t) { return t.is_complex(); });
   for (int k = 0; k < static_cast<int>(p.params.size()); ++k) any_complex |= parameter_type(p, k, bound).is_complex();
   bool any_half = false;
-  for (int k = 0; k < static_cast<int>(p.params.size()); ++k) any_half |= is_half(parameter_type(p, k, bound));
+  for (int k = 0; k < static_cast<int>(p.params.size()); ++k)
+    any_half |= is_half_precision(parameter_type(p, k, bound));
   std::string s = any_complex ? std::string(complex_types) : std::string();
   if (any_half) s += half_types;
   // A placeholder bound to a 16-bit type names float, the type its values are computed in.
   for (std::size_t k = 0; k < p.placeholders.size(); ++k)
-    s += "typedef " + std::string(is_half(bound[k]) ? "float" : device_type_name(bound[k])) + " " + p.placeholders[k] +
-         ";\n";
+    s += "typedef " + std::string(computed_type_name(bound[k])) + " " + p.placeholders[k] + ";\n";
   return s;
 }
 
@@ -228,8 +230,8 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
   for (const auto& param : p.params)
     if (param.raw) {
       const ufunc::dtype t = parameter_type(p, int(&param - p.params.data()), bound);
-      s << ", const _ufunc::" << (is_half(t) && widen_half ? "raw_half<" : "raw<") << device_type_name(t) << "> "
-        << param.name;
+      s << ", const _ufunc::" << (is_half_precision(t) && widen_half ? "raw_half<" : "raw<") << device_type_name(t)
+        << "> " << param.name;
     }
   // Per broadcast parameter (operand k among them): an input's loaded values and its binding,
   // an output's binding, and the terms of the flag rule, in one pass.
@@ -239,7 +241,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     const auto& param = p.params[static_cast<std::size_t>(k)];
     if (param.raw) continue;
     const ufunc::dtype t = parameter_type(p, k, bound);
-    const bool widened = is_half(t) && widen_half;
+    const bool widened = is_half_precision(t) && widen_half;
     const std::string type(device_type_name(t));
     const std::string n = std::to_string(operand++);
     const std::string at = "_c.base[" + n + "] + _off[_u][" + n + "])";
@@ -301,7 +303,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << "  if (_fp.flags) _ufunc::report_warp(_fp, _flags);\n"
     << "}\n";
   out.source = s.str();
-  for (int k = 0; k < nparams; ++k) out.library_headers |= is_half(parameter_type(p, k, bound));
+  for (int k = 0; k < nparams; ++k) out.library_headers |= is_half_precision(parameter_type(p, k, bound));
   for (bool where : {false, true})
     for (int nd : elementwise_dims)
       out.name_expressions.push_back("_ufunc_elementwise<" + std::to_string(nd) + ", " + (where ? "true" : "false") +

@@ -11,8 +11,6 @@ namespace ufunc::cuda::rtc {
 
 namespace {
 
-bool is_half_precision(ufunc::dtype t) { return t == ufunc::float16 || t == ufunc::bfloat16; }
-
 // C++20 and CUDA keywords (and a few names of the generated code's prelude): a
 // parameter with one of these names would not compile, or would change the code around it.
 constexpr std::array<std::string_view, 101> reserved_words = {
@@ -168,6 +166,8 @@ std::vector<ufunc::dtype> bind_placeholders(const parameter_list& p,
   }
   return out;
 }
+
+bool is_half_precision(ufunc::dtype t) noexcept { return t == ufunc::float16 || t == ufunc::bfloat16; }
 
 void refuse_half_precision(const parameter_list& p, std::span<const ufunc::dtype> bound, std::string_view who) {
   for (int k = 0; k < static_cast<int>(p.params.size()); ++k) {

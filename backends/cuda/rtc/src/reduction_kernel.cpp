@@ -68,7 +68,7 @@ template <class State>
 void refuse_half_precision(const State& st, std::span<const dtype> bound) {
   const std::string who = "reduction_kernel " + st.name;
   rtc::refuse_half_precision(st.params, bound, who);
-  if (st.options.reduce_type && (*st.options.reduce_type == float16 || *st.options.reduce_type == bfloat16))
+  if (st.options.reduce_type && rtc::is_half_precision(*st.options.reduce_type))
     throw dtype_error(who + ": reduce_type " + std::string(st.options.reduce_type->name()) +
                       " is not computed by reduction kernels; use float32");
 }

@@ -54,6 +54,10 @@ struct elementwise_program {
 /// The CUDA C++ type of a dtype in generated code ("float", "_ufunc::complex64").
 [[nodiscard]] std::string_view device_type_name(ufunc::dtype t) noexcept;
 
+/// The type a body computes values of `t` in: float for float16 and bfloat16, else
+/// device_type_name(t). What a placeholder bound to `t` names.
+[[nodiscard]] std::string_view computed_type_name(ufunc::dtype t) noexcept;
+
 /// What generated code declares before its kernels: libcu++'s complex types where a
 /// parameter's dtype (or one of `extra`) is complex, then each placeholder as a typedef of
 /// its bound dtype ("typedef float T;").

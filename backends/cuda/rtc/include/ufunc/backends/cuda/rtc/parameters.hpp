@@ -54,6 +54,9 @@ struct parameter_list {
 ///     auto p = parse_parameters("T x, T y", "T z");   // p.nin == 2, p.placeholders == "T"
 [[nodiscard]] parameter_list parse_parameters(std::string_view inputs, std::string_view outputs);
 
+/// Whether `t` is float16 or bfloat16, the dtypes generated code computes in float.
+[[nodiscard]] bool is_half_precision(ufunc::dtype t) noexcept;
+
 /// Throws dtype_error naming the first parameter of `p` that is float16 or bfloat16 under
 /// `bound`: reduction_kernel's generated code has no 16-bit path (elementwise kernels and fused
 /// expressions compute them in float); `who` names the kernel ("reduction_kernel l2").
