@@ -13,10 +13,10 @@
 
 #include <ufunc/core/backend.hpp>
 #include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/dense_loop.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/detail/layout.hpp>
-#include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/elementwise.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/iteration.hpp>
@@ -288,12 +288,7 @@ bool try_contiguous_call(const loop_call& c, result_list& outs) {
     args[nin + o] = reinterpret_cast<char*>(outs[o].data());
     steps[nin + o] = static_cast<std::int64_t>(types.output(o).itemsize());
   }
-  if (n > 0) {
-    std::int64_t out_bytes = 0;
-    for (int o = 0; o < nout; ++o) out_bytes += steps[nin + o];
-    const stream_stores_scope streaming(streams(n * out_bytes));  // large outputs: streaming stores
-    c.fn(args, n, steps, c.data);
-  }
+  run_dense(c.fn, c.data, args, n, steps, nin, nout);
   return true;
 }
 

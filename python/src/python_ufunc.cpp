@@ -12,6 +12,7 @@
 #include <ufunc/ufunc.hpp>
 
 #include "call_arguments.hpp"
+#include "dense_call.hpp"
 #include "dtypes.hpp"
 #include "fusion.hpp"
 #include "numpy_api.hpp"
@@ -162,8 +163,12 @@ PyObject* call_ufunc(PyObject* self, PyObject* args, PyObject* kwargs) noexcept 
 }
 
 PyObject* vectorcall_ufunc(PyObject* self, PyObject* const* args, std::size_t nargsf, PyObject* kwnames) noexcept {
-  return slot_result(
-      [&] { return run_call(*nb::inst_ptr<python_ufunc>(self), call_arguments::of_vector(args, nargsf, kwnames)); });
+  return slot_result([&] {
+    const auto& u = *nb::inst_ptr<python_ufunc>(self);
+    const auto arguments = call_arguments::of_vector(args, nargsf, kwnames);
+    if (PyObject* r = try_dense_call(*u.function, arguments)) return nb::steal(r);
+    return run_call(u, arguments);
+  });
 }
 
 // Where python_ufunc::vectorcall sits in an instance, once known (nanobind keeps the C++ object inline

@@ -114,18 +114,25 @@ def test_inputs_are_not_copied():
     assert _peak_numpy_bytes(lambda: ufunc.add(swapped, 1.0, out=out)) >= 8 * n
 
 
-def test_new_results_own_the_library_buffer():
+def test_new_results_own_their_memory():
+    # A small dense call writes into an array NumPy allocates (as NumPy's own call); the others into
+    # the library's buffer, which a capsule (the array's base) keeps alive. Neither copies.
     x = np.arange(10.0)
     r = ufunc.sin(x)
     assert type(r) is np.ndarray
-    assert type(r.base).__name__ == "PyCapsule", type(r.base)  # the library's buffer, not an ndarray
-    assert not np.shares_memory(r, x)
-    assert r.flags.writeable and r.flags.c_contiguous and r.flags.aligned
-    r[0] = 5.0  # a normal, writeable array
-    assert r[0] == 5.0 and x[0] == 0.0
-    for res in (ufunc.divmod(x, 3.0) + (ufunc.add.outer(x, x), ufunc.add.accumulate(x), ufunc.matmul(x, x[:, None]))):
-        assert type(res.base).__name__ == "PyCapsule"
-        assert not np.shares_memory(res, x)
+    assert r.base is None and r.flags.owndata
+    big = np.arange(float(1 << 14))  # past the dense path's size
+    for res in (ufunc.sin(big), ufunc.sin(x[::2]), ufunc.sin(x, where=True)) + ufunc.divmod(x, 3.0) + (
+        ufunc.add.outer(x, x),
+        ufunc.add.accumulate(x),
+        ufunc.matmul(x, x[:, None]),
+    ):
+        assert type(res.base).__name__ == "PyCapsule", type(res.base)  # the library's buffer, not an ndarray
+        assert not np.shares_memory(res, x) and not np.shares_memory(res, big)
+    for res in (r, ufunc.sin(big)):
+        assert res.flags.writeable and res.flags.c_contiguous and res.flags.aligned
+        res[0] = 5.0  # a normal, writeable array
+        assert res[0] == 5.0 and x[0] == 0.0 and big[0] == 0.0
 
 
 def test_read_only_inputs_accepted_read_only_outputs_refused():

@@ -20,6 +20,7 @@
 
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/casting.hpp>
+#include <ufunc/core/detail/dense_loop.hpp>
 #include <ufunc/core/loop.hpp>
 #include <ufunc/core/methods.hpp>
 #include <ufunc/core/out_arrays.hpp>
@@ -136,6 +137,19 @@ class function {
   ///
   ///     ufunc::add.get().resolve_loop({ufunc::operand(x_float32), ufunc::operand(2.5)}).types.str()   // "ff->f"
   [[nodiscard]] loop_entry resolve_loop(std::span<const operand> inputs, const call_options& options = {}) const;
+
+  /// The loop that a call with no options runs on C-contiguous host arrays of these dtypes (and
+  /// weak float scalars), of `n` elements each, when it takes the arrays without a cast and runs
+  /// in one inner-loop call on the calling thread of `target` (nullopt: the default target); a
+  /// null `fn` otherwise (the general call then applies). The loop search is a call's, cached
+  /// alike. For front ends that run small calls on operands they hold as raw pointers
+  /// (detail/dense_loop.hpp).
+  ///
+  ///     const ufunc::detail::dense_input in[] = {{ufunc::float32}, {ufunc::float32}};
+  ///     const auto loop = ufunc::add.get().find_dense_loop(in, 1024);
+  ///     if (loop.fn) ufunc::detail::run_dense_loop(loop, "add", in, args, 1024);  // args: a, b, out
+  [[nodiscard]] detail::dense_loop find_dense_loop(std::span<const detail::dense_input> inputs, std::int64_t n,
+                                                   std::optional<target_id> target = std::nullopt) const;
 
   array operator()(const operand& a, const call_options& options = {}) const;
   array operator()(const operand& a, const operand& b, const call_options& options = {}) const;
