@@ -4,8 +4,10 @@
     python bench/python_bench.py [--quick] [--log2n K] [--samples N]
 
 (a) per call: float32 arrays of 1024 elements, add, multiply, sin, sqrt, add with a Python scalar and
-    add with out=; the time of one call is the minimum over repeats of timeit's mean over a batch
-    (ufunc on target 'cpu', set with ufunc.set_target, so the calls carry NumPy's arguments alone).
+    add with out=; the time of one call is the minimum over 15 repeats of timeit's mean over a batch of
+    5000 (NumPy's, ufunc's and the general path's batches interleaved)
+    (ufunc on target 'cpu', set with ufunc.set_target, so the calls carry NumPy's arguments alone: the
+    module's dense path; ufunc_cpu_general adds casting='same_kind', which takes the general path).
 (b) large arrays: add and sin, float32, 2**26 elements (--log2n), out= preallocated; NumPy, ufunc on
     'cpu' and 'parallel' (when this module has it), and Numba's
     @vectorize(['float32(float32, float32)'], target='parallel') (and its sin) when numba imports
@@ -43,7 +45,7 @@ def parse_args():
     parser.add_argument("--log2n", type=int, default=26, help="log2 of part (b)'s element count (26)")
     parser.add_argument("--samples", type=int, help="timed calls per case in part (b) (9; --quick 3)")
     args = parser.parse_args()
-    args.repeat, args.number = (3, 300) if args.quick else (7, 2000)
+    args.repeat, args.number = (3, 300) if args.quick else (15, 5000)
     if args.samples is None:
         args.samples = 3 if args.quick else 9
     return args
@@ -71,10 +73,16 @@ def emit(part, case, n, impl, seconds, numpy_seconds):
     print(f"{part},{case},{n},{impl},{seconds * 1e6:.3f},{seconds / numpy_seconds:.3f}", flush=True)
 
 
-def per_call(args, f):
-    """Seconds per call: the minimum over repeats of the mean of a batch of calls."""
-    f()
-    return min(timeit.repeat(f, repeat=args.repeat, number=args.number)) / args.number
+def per_call(args, *fs):
+    """Seconds per call of each function: the minimum over repeats of the mean of a batch of calls,
+    the functions' batches interleaved (a slow stretch of a shared machine falls on all of them)."""
+    best = [math.inf] * len(fs)
+    for f in fs:
+        f()
+    for _ in range(args.repeat):
+        for i, f in enumerate(fs):
+            best[i] = min(best[i], timeit.timeit(f, number=args.number) / args.number)
+    return best
 
 
 def median_call(args, f):
@@ -94,22 +102,27 @@ def part_a(args):
     b = rng.random(n, dtype=np.float32)
     out = np.empty(n, np.float32)
     cases = [
-        ("add", lambda m: m.add(a, b)),
-        ("multiply", lambda m: m.multiply(a, b)),
-        ("sin", lambda m: m.sin(a)),
-        ("sqrt", lambda m: m.sqrt(a)),
-        ("add_python_scalar", lambda m: m.add(a, 2.5)),
-        ("add_out", lambda m: m.add(a, b, out=out)),
+        ("add", lambda m, **kw: m.add(a, b, **kw)),
+        ("multiply", lambda m, **kw: m.multiply(a, b, **kw)),
+        ("sin", lambda m, **kw: m.sin(a, **kw)),
+        ("sqrt", lambda m, **kw: m.sqrt(a, **kw)),
+        ("add_python_scalar", lambda m, **kw: m.add(a, 2.5, **kw)),
+        ("add_out", lambda m, **kw: m.add(a, b, out=out, **kw)),
     ]
+    # ufunc_cpu: the call as written, which takes the module's dense path (python/src/dense_call.cpp);
+    # ufunc_cpu_general: the same call with a keyword that changes nothing (casting='same_kind'),
+    # which takes the general path (the per-call cost before the dense path, and of any other call).
     previous = ufunc.set_target("cpu")
     try:
         for case, call in cases:
             if not np.allclose(call(ufunc), call(np), rtol=1e-6):
                 print(f"# CHECK FAILED: ufunc.{case} differs from NumPy's", flush=True)
-            t_numpy = per_call(args, lambda: call(np))
-            t_ufunc = per_call(args, lambda: call(ufunc))
+            t_numpy, t_ufunc, t_general = per_call(
+                args, lambda: call(np), lambda: call(ufunc), lambda: call(ufunc, casting="same_kind")
+            )
             emit("a_per_call", case, n, "numpy", t_numpy, t_numpy)
             emit("a_per_call", case, n, "ufunc_cpu", t_ufunc, t_numpy)
+            emit("a_per_call", case, n, "ufunc_cpu_general", t_general, t_numpy)
     finally:
         ufunc.set_target(previous)
 
@@ -173,7 +186,7 @@ def main():
     print("# ratios (time / NumPy's time; < 1: faster than NumPy):")
     for part, case, impl, ratio in rows:
         if impl != "numpy":
-            print(f"#   {part:11} {case:18} {impl:15} {ratio:6.2f}")
+            print(f"#   {part:11} {case:18} {impl:17} {ratio:6.2f}")
     return 0
 
 
