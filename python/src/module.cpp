@@ -40,6 +40,7 @@ NB_MODULE(_core, m) {
   bind_errors(m);
   bind_device_array(m);
   bind_ufunc(m);
+  bind_numpy_ufunc(m);
   bind_gufunc(m);
   bind_kernels(m);
   bind_c_function(m);

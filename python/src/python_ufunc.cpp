@@ -20,8 +20,6 @@
 
 namespace ufunc::python {
 
-namespace {
-
 nb::object scalar_to_python(const weak_scalar& w) {
   switch (w.value_kind()) {
     case weak_scalar::kind::boolean: {
@@ -51,6 +49,8 @@ nb::object scalar_to_python(const weak_scalar& w) {
   w.store(complex128, &v);
   return nb::steal(PyComplex_FromDoubles(v.real(), v.imag()));
 }
+
+namespace {
 
 // initial= as the library takes it: a Python scalar, or a NumPy scalar's value.
 std::optional<weak_scalar> initial_of(nb::handle value) {

@@ -20,11 +20,16 @@ struct python_ufunc {
   std::shared_ptr<const ufunc::function> owned;  // ufuncs made from Python; null for the built-ins
 };
 
+/// A weak scalar as the Python bool, int, float or complex it stands for (identities, initial values).
+[[nodiscard]] nb::object scalar_to_python(const weak_scalar& w);
+
 /// The Python ufunc of a built-in (or any library-lifetime) ufunc.
 [[nodiscard]] nb::object wrap_ufunc(const ufunc::function& f);
 /// The Python ufunc that owns `f` (one made from Python).
 [[nodiscard]] nb::object wrap_owned_ufunc(std::shared_ptr<const ufunc::function> f);
 
 void bind_ufunc(nb::module_& m);
+/// ufunc.as_numpy_ufunc: a numpy.ufunc over a ufunc's host loops (numpy_ufunc.cpp).
+void bind_numpy_ufunc(nb::module_& m);
 
 }  // namespace ufunc::python
