@@ -7,6 +7,7 @@
 #include <ufunc/core/backend.hpp>
 #include <ufunc/core/detail/execute.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
+#include <ufunc/core/detail/run_loop.hpp>
 #include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/function.hpp>
 
@@ -78,8 +79,7 @@ void run_dense_loop(const dense_loop& loop, std::string_view name, std::span<con
   for (int i = 0; i < nin; ++i) {
     const weak_scalar* w = inputs[static_cast<std::size_t>(i)].scalar;
     if (w == nullptr) continue;
-    if (fp_checks_enabled() && w->overflows(loop.types.input(i)))
-      fp_report("cast", static_cast<unsigned>(fp_flag::overflow));
+    report_scalar_cast(*w, loop.types.input(i));
     w->store(loop.types.input(i), scalar_storage[i]);
     operands[i] = reinterpret_cast<char*>(scalar_storage[i]);
     steps[i] = 0;

@@ -292,19 +292,21 @@ bool try_contiguous_call(const loop_call& c, result_list& outs) {
   return true;
 }
 
+void report_scalar_overflow(const loop_call& c) {
+  for (int i = 0; i < c.types.nin(); ++i)
+    if (c.inputs[i].is_scalar()) report_scalar_cast(c.inputs[i].as_scalar(), c.input_types[i]);
+}
+
+}  // namespace
+
 // NumPy converts each Python scalar into the loop's dtype before the loop runs and
 // checks that conversion for overflow only, reported on its own under "cast":
 // np.add(float32_array, 1e300) warns "overflow encountered in cast" (even for an
 // empty array), np.add(float32_array, 1e-300) raises nothing. So the flags of the
-// library's stores are dropped, and this reports the overflow.
-void report_scalar_overflow(const loop_call& c) {
-  if (!fp_checks_enabled()) return;
-  for (int i = 0; i < c.types.nin(); ++i)
-    if (c.inputs[i].is_scalar() && c.inputs[i].as_scalar().overflows(c.input_types[i]))
-      fp_report("cast", static_cast<unsigned>(fp_flag::overflow));  // one report per scalar, as NumPy
+// library's stores are dropped, and this reports the overflow (once per scalar, as NumPy).
+void report_scalar_cast(const weak_scalar& w, dtype t) {
+  if (fp_checks_enabled() && w.overflows(t)) fp_report("cast", static_cast<unsigned>(fp_flag::overflow));
 }
-
-}  // namespace
 
 result_list run_loop(const loop_call& c) {
   validate_loop_call(c);

@@ -97,12 +97,12 @@ void release_tables(PyObject* capsule) {
   delete static_cast<numpy_tables*>(PyCapsule_GetPointer(capsule, "ufunc.numpy_tables"));
 }
 
-bool umath_imported() {
-  static const bool imported = [] {
-    if (_import_umath() < 0) throw nb::python_error();
-    return true;
-  }();
-  return imported;
+// NumPy's ufunc API table, filled on first use (this file's alone).
+void import_umath_once() {
+  static bool imported = false;  // under the GIL; a failed import is retried (its Python error raised each time)
+  if (imported) return;
+  if (_import_umath() < 0) throw nb::python_error();
+  imported = true;
 }
 
 // NumPy's type number of a dtype as a ufunc type code; none for dtypes NumPy does not number
@@ -117,7 +117,7 @@ std::optional<char> numpy_type_code(ufunc::dtype t) {
 }
 
 nb::object make_numpy_ufunc(const ufunc::function& f, nb::object owner) {
-  (void)umath_imported();
+  import_umath_once();
   auto tables = std::make_unique<numpy_tables>();
   tables->name = f.name();
   tables->doc = f.doc();

@@ -7,9 +7,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
-
 #include <span>
+#include <string_view>
 
 #include <ufunc/core/loop.hpp>
 #include <ufunc/core/scalar.hpp>

@@ -56,12 +56,14 @@ void validate_loop_call(const loop_call& call);
 /// NumPy does while it parses the arguments; validate_loop_call checks it too, for
 /// the typed path of vectorize, which comes to run_loop directly.
 void check_outputs_writeable(std::string_view name, std::span<const array> out);
+/// A scalar's conversion into the loop's dtype `t` that overflows, reported as NumPy's "overflow
+/// encountered in cast" (the flags of the conversion itself are not the loop's).
+void report_scalar_cast(const weak_scalar& w, dtype t);
 [[nodiscard]] dim_vector broadcast_call_shape(const loop_call& call);
 void check_out_overlap(const loop_call& call, std::span<const dim_vector> input_strides);
 /// The axis order (fastest first) of the outputs `call` allocates over its broadcast
 /// `shape`: NumPy's rule for call.options.order over the operands as the caller gave
 /// them (call_output_axes, core/detail/layout.hpp).
 [[nodiscard]] dim_vector output_axes(const loop_call& call, std::span<const std::int64_t> shape);
-
 
 }  // namespace ufunc::detail
