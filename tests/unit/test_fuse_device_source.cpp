@@ -108,13 +108,14 @@ TEST_SUITE("nvrtc") {
       std::span<const std::pair<std::string, std::string>> kernels;
     };
     std::vector<chunk> chunks;
-    // UFUNC_TEST_NVRTC_SAMPLE (sanitized builds): the first program of each prelude only.
+    // UFUNC_TEST_NVRTC_SAMPLE (sanitized builds): one program of 8 kernels per prelude.
     const char* sample = std::getenv("UFUNC_TEST_NVRTC_SAMPLE");
     const bool first_only = sample != nullptr && std::string_view(sample) == "1";
+    const std::size_t per_program = first_only ? 8 : 64;
     for (const auto& [prelude, kernels] : by_prelude)
-      for (std::size_t first = 0; first < kernels.size() && !(first_only && first > 0); first += 64)
+      for (std::size_t first = 0; first < kernels.size() && !(first_only && first > 0); first += per_program)
         chunks.push_back(
-            {&prelude, std::span(kernels).subspan(first, std::min<std::size_t>(64, kernels.size() - first))});
+            {&prelude, std::span(kernels).subspan(first, std::min<std::size_t>(per_program, kernels.size() - first))});
     // The programs compile on every core at once (NVRTC compiles separate programs in
     // parallel); the checks run here, on this thread.
     const auto program = [&](const chunk& c) {
