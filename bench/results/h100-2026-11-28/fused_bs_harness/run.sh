@@ -4,6 +4,8 @@
 # options NVRTC gets for fused kernels (--fmad=false, precise division and square root), timed by
 # CUDA events at 2^24 and 2^28 and hashed: both must give the same bits and the same flags.
 #   bash bench/results/h100-2026-11-28/fused_bs_harness/run.sh      (on a machine with a GPU)
+# generated_before.cu.txt and generated_after.cu.txt are the library's generated source as recorded (data, not
+# sources of this tree: the "before" one cannot be generated from the tree any more).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 R=$(cd "$here" && git rev-parse --show-toplevel)
@@ -12,7 +14,7 @@ tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/incl/ufunc/ufuncs" && cp "$R/ufuncs/src/device_fp_rules.hpp" "$tmp/incl/ufunc/ufuncs/"
 inc="-I$tmp/incl -I$R/core/include -I$R/ufuncs/include -I$R/backends/cuda/include -I$R/backends/cpu/include -I$here"
 for v in before after; do
-  (cat "$here/generated_$v.cuh"; echo '#include "main.cuh"') > "$tmp/$v.cu"
+  (cat "$here/generated_$v.cu.txt"; echo '#include "main.cuh"') > "$tmp/$v.cu"
   nvcc -std=c++20 --expt-relaxed-constexpr -O3 -arch=sm_90 --fmad=false --ftz=false --prec-div=true --prec-sqrt=true \
     $inc -o "$tmp/$v" "$tmp/$v.cu" &
 done
