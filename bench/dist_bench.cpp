@@ -20,7 +20,7 @@
 
 #include <ufunc/dist/dist.hpp>
 #if defined(UFUNC_HAS_TBB)
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 #endif
 
 namespace {

@@ -30,7 +30,7 @@
 #if defined(UFUNC_HAS_TBB)
 #include <tbb/task_arena.h>
 
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 #endif
 
 #include "bench_common.hpp"

@@ -33,7 +33,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 #include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/ufunc.hpp>
 

@@ -14,7 +14,7 @@
 
 #include <ufunc/ufunc.hpp>
 #if defined(UFUNC_HAS_TBB)
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 #endif
 
 namespace ufunc_test {

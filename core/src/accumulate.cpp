@@ -1,5 +1,5 @@
 // ufunc.accumulate and ufunc.reduceat on the host targets; device data goes to the
-// cuda backend (backends/cuda/src/device_methods.cpp).
+// cuda backend (backends/cuda/src/accumulate.cpp, reduceat.cpp).
 //
 // accumulate: out[0] = a[0]; out[i] = f(out[i-1], a[i]) along the axis, each step one
 // elementwise loop call across the other positions (vectorized there). Units are

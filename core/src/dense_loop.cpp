@@ -23,8 +23,8 @@ detail::dense_loop function::find_dense_loop(std::span<const detail::dense_input
   // its own words: here such a call only leaves the dense path.
   try {
     const target_id where_to_run = detail::resolve_target(target);
-    // A backend that runs whole calls (a device backend) owns its target's calls.
-    if (const backend* b = detail::find_backend(where_to_run); b == nullptr || b->run_call != nullptr) return {};
+    // A device backend's calls take the device path (run_loop_device.cpp).
+    if (const backend* b = detail::find_backend(where_to_run); b == nullptr || b->execute_device != nullptr) return {};
     if (!detail::runs_inline(where_to_run, n)) return {};
     static const call_options no_options;
     const auto fixed = detail::fixed_from_options(no_options, st.nin, st.nout, st.name);

@@ -3,7 +3,7 @@
 // at runs on the calling thread for the host targets: NumPy's semantics are that of
 // applying the positions one after the other (a repeated index sees the result of the
 // earlier update), for any functor; on the cuda target it runs serialized in index
-// order for the same reason (backends/cuda/reduce.hpp).
+// order for the same reason (backends/cuda/methods/at.hpp).
 #include <algorithm>
 #include <climits>
 #include <optional>

@@ -1,5 +1,5 @@
 // ufunc.reduce on the host targets (the engine is fold.cpp); device data goes to the
-// cuda backend (backends/cuda/src/device_methods.cpp).
+// cuda backend (backends/cuda/src/reduce.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -196,7 +196,7 @@ const loop_entry& select_loop(const function_state& st, std::span<const resolver
 }
 
 resolved_loop resolved_from(const loop_entry& loop) noexcept {
-  return {loop.types, loop.host, loop.host_data, loop.device, loop.device_data};
+  return {loop.types, loop.host, loop.host_data, loop.devices};
 }
 
 // Each thread remembers the loops its recent calls resolved, so that a repeated call

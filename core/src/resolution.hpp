@@ -133,8 +133,7 @@ struct resolved_loop {
   type_signature types;
   inner_loop_fn host = nullptr;
   const void* host_data = nullptr;
-  device_loop_fn device = nullptr;
-  const void* device_data = nullptr;
+  device_code_slots devices;
 };
 
 // find_loop through the calling thread's cache (resolution.cpp); takes st.mutex

@@ -311,15 +311,16 @@ void report_scalar_cast(const weak_scalar& w, dtype t) {
 result_list run_loop(const loop_call& c) {
   validate_loop_call(c);
   report_scalar_overflow(c);
-  // A backend that runs whole calls (a device backend) takes the calls on its target,
-  // and, under automatic or a default target nobody named, the calls on its devices' data.
-  if (const backend* b = find_backend(c.target); b != nullptr && b->run_call != nullptr) return b->run_call(c);
+  // A device backend takes the calls on its target, and, under automatic or a default
+  // target nobody named, the calls on its devices' data.
+  if (const backend* b = find_backend(c.target); b != nullptr && b->execute_device != nullptr)
+    return run_loop_on_device(c, *b);
   if (c.target == target_id::automatic || !c.target_named) {
-    if (const backend* d = device_backend(); d != nullptr && d->run_call != nullptr) {
+    if (const backend* d = device_backend(); d != nullptr && d->execute_device != nullptr) {
       bool on_device = c.options.where.valid() && !c.options.where.device().is_host();
       for (const auto& in : c.inputs) on_device |= !in.is_scalar() && !in.as_array().device().is_host();
       for (const auto& o : c.options.out) on_device |= !o.device().is_host();
-      if (on_device) return d->run_call(c);
+      if (on_device) return run_loop_on_device(c, *d);
     }
   }
   // errstate: the flags are cleared here and checked once the loops finished (on

@@ -393,7 +393,7 @@ loop_entry compiled_graph::loop(const std::shared_ptr<const compiled_graph>& sel
   if (plan_->device)
     cuda::rtc::attach_device(e, plan_->device);
   else
-    e.device = &refuse_device, e.device_data = plan_.get();
+    e.devices.set({target_id::cuda, &refuse_device, nullptr, plan_.get()});
   return e;
 }
 

@@ -60,7 +60,7 @@
 #include <ufunc/core/errstate.hpp>
 #include <ufunc/ufunc.hpp>
 #if defined(UFUNC_HAS_TBB)
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 #endif
 
 #include "builtin_registry.hpp"

@@ -23,7 +23,7 @@
 #include "test_support.hpp"
 
 #if defined(UFUNC_HAS_TBB)
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 #endif
 
 namespace {

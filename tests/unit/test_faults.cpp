@@ -16,7 +16,7 @@
 
 #include <ufunc/core/detail/memory.hpp>
 #if defined(UFUNC_HAS_TBB)
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 #endif
 
 namespace {

@@ -16,7 +16,7 @@
 #include "test_support.hpp"
 
 #if defined(UFUNC_HAS_TBB)
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 #endif
 
 namespace {
@@ -493,7 +493,7 @@ TEST_CASE("methods: float sums are pairwise (accuracy comparable to np.sum)") {
   CHECK(x.at(0) == doctest::Approx(0.10957855));
   auto y = ufunc::empty<float>({n});
   for (std::int64_t i = 0; i < n; ++i) y.data()[i] = x.data()[i] - 0.5f;
-  // The built-in add once its loops carry the pairwise reduce fn (reduce.hpp), and a
+  // The built-in add once its loops carry the pairwise reduce fn (backends/cpu/methods.hpp), and a
   // user functor marked reorderable, which always does.
   auto user_sum = ufunc::vectorize<float(float, float), ufunc::target::cpu>(plain_sum{}, "user_sum", 0);
   const ufunc::dtype f32[2] = {ufunc::float32, ufunc::float32};

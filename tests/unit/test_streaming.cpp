@@ -15,7 +15,7 @@
 #if defined(UFUNC_HAS_TBB)
 #include <tbb/task_arena.h>
 
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 #endif
 
 namespace {
@@ -135,7 +135,8 @@ TEST_CASE("streaming: only calls whose outputs reach the threshold stream") {
     // Outputs that go through a cast buffer never stream.
     streamed = plain = 0;
     auto out = ufunc::zeros<double>({2000});
-    (void)probe.ufunc()(ufunc::zeros<float>({2000}), {.out = {out}, .casting = ufunc::casting::unsafe, .target = target});
+    (void)probe.ufunc()(ufunc::zeros<float>({2000}),
+                        {.out = {out}, .casting = ufunc::casting::unsafe, .target = target});
     CHECK(streamed.load() == 0);
   }
   CHECK_FALSE(ufunc::detail::stream_stores);  // restored on the calling thread
@@ -158,11 +159,11 @@ TEST_CASE("parallel: a fixed threshold keeps calls up to it on the calling threa
   static std::mutex mutex;
   static std::set<std::thread::id> ids;
   auto who = ufunc::vectorize<float(float), ufunc::target::parallel>(ufunc::scalar_only{[](float v) {
-                                                                        std::lock_guard lock(mutex);
-                                                                        ids.insert(std::this_thread::get_id());
-                                                                        return v + 1.0f;
-                                                                      }},
-                                                                      "who");
+                                                                       std::lock_guard lock(mutex);
+                                                                       ids.insert(std::this_thread::get_id());
+                                                                       return v + 1.0f;
+                                                                     }},
+                                                                     "who");
   for (std::int64_t n : {100, 101, 4999, 5000}) {
     CAPTURE(n);
     ids.clear();

@@ -244,9 +244,7 @@ function make_builtin(int number) {
     e.source_op = b.source_op;
 #if defined(UFUNC_HAS_CUDA)
     const auto& dk = builtin_device_kernels().loops[i];
-    e.device = dk.fn;
-    e.device_data = dk.data;
-    e.device_reduce = dk.methods;
+    e.devices.set({target_id::cuda, dk.fn, dk.methods, dk.data});
 #endif
     // Which NaN a complex maximum/minimum reduction returns depends on the order: NumPy
     // folds in order and keeps the first NaN; a pairwise reduce fn (its accumulators

@@ -17,7 +17,7 @@
 #include <type_traits>
 
 #include <ufunc/backends/cpu/loops.hpp>
-#include <ufunc/backends/cpu/reduce.hpp>
+#include <ufunc/backends/cpu/methods.hpp>
 #include <ufunc/core/bfloat16.hpp>
 #include <ufunc/core/detail/convert.hpp>
 #include <ufunc/core/detail/half_in_float.hpp>

@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include <ufunc/backends/cpu/loops.hpp>
-#include <ufunc/backends/cpu/reduce.hpp>
+#include <ufunc/backends/cpu/methods.hpp>
 #include <ufunc/ufuncs/ops.hpp>
 
 #include "half_loops.hpp"

@@ -2,7 +2,8 @@
 #include <cstdint>
 #include <limits>
 
-#include <ufunc/backends/cpu/execute.hpp>
+#include <ufunc/backends/cpu/elementwise.hpp>
+#include <ufunc/backends/cpu/methods.hpp>
 #include <ufunc/core/backend.hpp>
 
 namespace ufunc::backends::cpu {
@@ -11,8 +12,9 @@ void register_backend() {
   backend b;
   b.id = target_id::cpu;
   b.execute = &execute;
+  b.execute_units = &execute_units;
   // Every call may take the contiguous fast path on this thread (execute would run it
-  // there in one piece anyway); execute_units unset: methods run their units in order here.
+  // there in one piece anyway).
   b.inline_limit = [] { return std::numeric_limits<std::int64_t>::max(); };
   detail::register_backend(b);
 }

@@ -1,7 +1,7 @@
 // ufunc.at on target cuda, rounds of gather / call / scatter: moves of fixed-size
 // elements between an array of any strides (positions given as byte offsets, plus a
 // trailing subspace) and a C-ordered temporary of shape [count, subspace...].
-// No CUDA headers: device_methods.cpp is compiled by the host compiler.
+// No CUDA headers: the method drivers (at.cpp) are compiled by the host compiler.
 #pragma once
 
 #include <cstddef>

@@ -1,19 +1,16 @@
-// The cuda backend's whole-call and method entry points: what backend.cpp puts in
-// core's backend table (core/backend.hpp). Core calls them only through that table.
+// The cuda backend's method entry points: what backend.cpp puts in core's backend
+// table (core/backend.hpp). Core calls them only through that table.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
 #include <ufunc/core/detail/methods.hpp>
-#include <ufunc/core/detail/run_loop.hpp>
+#include <ufunc/core/function.hpp>
 
 namespace ufunc::detail {
 
-/// A ufunc call on the GPU (device_run.cpp): placement, outputs, launch.
-result_list device_run_call(const loop_call& c);
-
-/// The methods on device data (device_methods.cpp).
+/// The methods on device data (reduce.cpp, reduceat.cpp, accumulate.cpp, at.cpp).
 array device_reduce(const function& f, const array& a, const reduce_options& o, const reduce_plan& p);
 array device_accumulate(const function& f, const array& a, const accumulate_options& o, const accumulate_plan& p);
 array device_reduceat(const function& f, const array& a, std::span<const std::int64_t> idx, const accumulate_options& o,

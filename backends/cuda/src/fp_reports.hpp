@@ -11,8 +11,8 @@
 //
 // The ufunc methods (reduce, accumulate, reduceat, at) launch through
 // cuda::launch_method, which gives each launch a slot the same way. It does not see
-// the ufunc, so the method's driver (device_methods.cpp) names it first with
-// begin_method. A method may take several launches (reduceat: one per segment); each
+// the ufunc, so the method's driver (reduce.cpp, accumulate.cpp, reduceat.cpp, at.cpp)
+// names it first with begin_method. A method may take several launches (reduceat: one per segment); each
 // kind is reported once per method, as the host checks its flags once after the
 // whole method.
 #pragma once

@@ -1,6 +1,6 @@
 // The parallel (oneTBB) backend's entry in core's backend table (core/backend.hpp).
-#include <ufunc/backends/parallel/execute.hpp>
-#include <ufunc/backends/parallel/reduce.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
+#include <ufunc/backends/parallel/methods.hpp>
 #include <ufunc/core/backend.hpp>
 
 namespace ufunc::backends::parallel {

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 
 namespace ufunc::backends::parallel {
 

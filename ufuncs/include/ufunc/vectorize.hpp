@@ -25,7 +25,7 @@
 #include <ufunc/backends/cpu/loops.hpp>
 #if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
 #include <ufunc/backends/cuda/loops.hpp>
-#include <ufunc/backends/cuda/reduce.hpp>
+#include <ufunc/backends/cuda/methods.hpp>
 #endif
 #include <ufunc/core/array.hpp>
 #include <ufunc/core/detail/execute.hpp>
@@ -345,11 +345,18 @@ class vectorized {
     e.host_data = functor<Sig>();
     e.keepalive = functor_ptr<Sig>();
     e.vectorized = backends::cpu::is_vectorizable<G, Sig>;
-    e.device = device_loop<Sig>();
-    e.device_data = functor<Sig>();
+    e.devices = device_slots<Sig>();
     backends::cpu::set_reduce<Sig, G>(e);  // T(T, T): reductions fold with the functor (reorderable if F says so)
-    e.device_reduce = device_method_loop<Sig>();
     ufunc_.add_loop(std::move(e));
+  }
+
+  // The loop's device code: the CUDA launchers where this ufunc targets the GPU.
+  template <class Sig>
+  device_code_slots device_slots() const {
+    device_code_slots slots;
+    if constexpr (device_loop<Sig>() != nullptr)
+      slots.set({target_id::cuda, device_loop<Sig>(), device_method_loop<Sig>(), functor<Sig>()});
+    return slots;
   }
 
   // The CUDA launcher of the methods where this ufunc targets the GPU.
@@ -408,8 +415,8 @@ class vectorized {
       input_types[i] = types.input(i);
     }
     auto outs = detail::run_loop(
-        {ufunc_.name(), types, backends::cpu::inner_loop<Sig, loop_functor<Sig>>, functor<Sig>(), device_loop<Sig>(),
-         functor<Sig>(), ops, input_types, options,
+        {ufunc_.name(), types, backends::cpu::inner_loop<Sig, loop_functor<Sig>>, functor<Sig>(), device_slots<Sig>(),
+         ops, input_types, options,
          detail::resolve_target(options.target ? options.target : std::optional<target_id>(Target::id))});
     return out_types::from(outs);
   }

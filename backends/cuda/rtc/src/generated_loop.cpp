@@ -161,8 +161,7 @@ const std::string& name_of(const generated_loop& loop) noexcept { return loop.na
 const std::string& source_of(const generated_loop& loop) noexcept { return loop.program.source; }
 
 void attach_device(loop_entry& e, const std::shared_ptr<generated_loop>& loop) {
-  e.device = &launch;
-  e.device_data = loop.get();
+  e.devices.set({target_id::cuda, &launch, nullptr, loop.get()});
 }
 
 raw_arguments_scope::raw_arguments_scope(const std::vector<array>* raw) noexcept : saved_(current_raw_arrays) {

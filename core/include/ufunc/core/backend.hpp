@@ -27,6 +27,7 @@
 
 #include <ufunc/core/device.hpp>
 #include <ufunc/core/device_call.hpp>
+#include <ufunc/core/loop.hpp>
 #include <ufunc/core/target.hpp>
 
 namespace ufunc {
@@ -34,6 +35,7 @@ namespace ufunc {
 class array;
 class elementwise_task;
 class function;
+class type_signature;
 struct call_options;
 struct reduce_options;
 struct accumulate_options;
@@ -50,6 +52,8 @@ struct at_plan;
 /// Memory on a backend's devices, and copies between it and the host.
 struct device_memory {
   int (*device_count)() noexcept;
+  /// Throws target_error naming why `device` cannot be used (no driver, no such device).
+  void (*require_device)(int device);
   /// The stream that calls enqueue on unless one is given.
   stream_ref (*current_stream)() noexcept;
   std::shared_ptr<void> (*allocate)(std::size_t bytes, int device, stream_ref s);
@@ -70,8 +74,35 @@ struct device_methods {
   void (*at)(const function& f, const array& a, const array& b, const detail::at_plan& p, const call_options& o);
 };
 
+/// One cast of a device task: *dst = *src converted to dst's dtype (src broadcast to
+/// dst's shape), only where *where is true when `where` is set.
+struct device_cast_step {
+  const array* src = nullptr;
+  const array* dst = nullptr;
+  const array* where = nullptr;
+};
+
+/// An elementwise call on a device backend's devices, which core has checked, placed,
+/// allocated and planned: the casts of inputs into the loop's dtypes, the launch of the
+/// loop's device code, then the casts of its results into the caller's outputs, in that
+/// order on `stream`. The backend enqueues them as one call of ufunc `name`: their
+/// floating-point errors report together under its name (errstate), as the host targets'
+/// buffer casts do within the call. Host copies around it are core's.
+struct device_task {
+  std::string_view name;
+  const type_signature& types;  // the loop's
+  const device_code& code;
+  int device = 0;
+  stream_ref stream;
+  std::span<const device_cast_step> casts_in;
+  /// The loop's launch over device operands; the backend sets its `fp` sink. Null: the call
+  /// is empty, nothing is launched or cast.
+  device_call* call = nullptr;
+  std::span<const device_cast_step> casts_out;
+};
+
 /// What core asks of the backend of one target. A host backend sets the executors;
-/// a device backend sets run_call, methods and memory. Unset entries are null.
+/// a device backend sets execute_device, methods and memory. Unset entries are null.
 struct backend {
   target_id id = target_id::cpu;
   /// The target's name (to_string, target_from_string, UFUNC_TARGET); the library's
@@ -84,8 +115,9 @@ struct backend {
   /// Calls of at most this many elements may run in one piece on the calling thread
   /// without the executor (the contiguous fast path); null: none, execute sees every call.
   std::int64_t (*inline_limit)() = nullptr;
-  /// A whole ufunc call on the backend's devices: placement, outputs and launch.
-  detail::result_list (*run_call)(const detail::loop_call& call) = nullptr;
+  /// Runs a planned elementwise call on the backend's devices (placement, outputs and
+  /// masks are core's: core/src/run_loop_device.cpp).
+  void (*execute_device)(const device_task& task) = nullptr;
   const device_methods* methods = nullptr;
   const device_memory* memory = nullptr;
 };

@@ -1,6 +1,6 @@
 // What a device backend receives to run one step of a ufunc method (reduce,
 // accumulate, reduceat, at) with a loop's functor. Plain data, so the core needs no
-// CUDA headers; the launcher (backends/cuda/reduce.hpp) is compiled by nvcc.
+// CUDA headers; the launcher (backends/cuda/methods.hpp) is compiled by nvcc.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
 // Loops and their type signatures: the entries of a ufunc's loop table.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 #include <ufunc/core/device_call.hpp>
 #include <ufunc/core/device_method.hpp>
 #include <ufunc/core/dtype.hpp>
+#include <ufunc/core/target.hpp>
 
 namespace ufunc {
 
@@ -61,8 +63,41 @@ class type_signature {
   dtype types_[max_operands] = {};
 };
 
+/// A loop's code for the devices of one device backend (core/backend.hpp): the launcher
+/// of elementwise calls, the launcher of the methods, and the state both receive (a
+/// copy of the functor, a kernel compiled at run time). Core only carries it to the
+/// backend registered under `target`.
+struct device_code {
+  /// The device backend the code was compiled for; automatic: an empty slot.
+  target_id target = target_id::automatic;
+  device_loop_fn elementwise = nullptr;
+  /// reduce/accumulate/reduceat/at; null: the loop runs no method on these devices.
+  device_method_fn methods = nullptr;
+  const void* data = nullptr;
+};
+
+/// How many device backends one loop may carry code for.
+inline constexpr std::size_t max_device_backends = 2;
+
+/// A loop's device code, one slot per device backend it was compiled for.
+class device_code_slots {
+ public:
+  /// The code for target `t`, or null where the loop has none.
+  [[nodiscard]] const device_code* find(target_id t) const noexcept {
+    for (const auto& c : slots_)
+      if (c.target == t && t != target_id::automatic) return &c;
+    return nullptr;
+  }
+  /// Sets the code for c.target, replacing what that target had; throws value_error
+  /// where c.target is automatic or every slot holds another target.
+  void set(const device_code& c);
+
+ private:
+  std::array<device_code, max_device_backends> slots_{};
+};
+
 /// One registered loop: its signature, the host code that runs it, and the device
-/// code where the loop was compiled for a GPU.
+/// code where the loop was compiled for a device backend.
 struct loop_entry {
   type_signature types;
   inner_loop_fn host = nullptr;
@@ -71,9 +106,8 @@ struct loop_entry {
   std::shared_ptr<const void> keepalive;
   /// True when the inner loop runs SIMD batches on contiguous data.
   bool vectorized = false;
-  /// The CUDA launcher, for loops compiled for the GPU (null otherwise).
-  device_loop_fn device = nullptr;
-  const void* device_data = nullptr;
+  /// The loop's code per device backend (empty where it runs on the host only).
+  device_code_slots devices;
   /// The fold reductions use along a run (host_data is its state); null: reductions
   /// call `host` one element at a time instead (correct, slow).
   reduce_loop_fn reduce = nullptr;
@@ -82,9 +116,6 @@ struct loop_entry {
   /// of loops that are not reorderable fold each output strictly in order, and over
   /// one axis at most.
   bool reorderable = false;
-  /// The CUDA launcher of reduce/accumulate/at for this loop (device_data is its
-  /// state); null where the loop was not compiled for the GPU.
-  device_method_fn device_reduce = nullptr;
   /// NumPy's scalar (non-SIMD) loop where its bits differ from `host`'s (complex multiply
   /// and square: no fma); null elsewhere. NumPy's SIMD loops fall back to it on
   /// overlapping operands and zero strides, so ufunc.at, accumulate over more than two

@@ -8,6 +8,10 @@
 
 #include <ufunc/core/function.hpp>
 
+namespace ufunc {
+struct backend;
+}
+
 namespace ufunc::detail {
 
 /// The outputs of one call: one or two stay inline, so a call allocates nothing
@@ -27,8 +31,7 @@ struct loop_call {
   const type_signature& types;  // the loop's dtypes
   inner_loop_fn fn;
   const void* data;
-  device_loop_fn device_fn;  // may be null: the loop has no GPU code
-  const void* device_data;
+  device_code_slots devices;  // the loop's code for device backends (may be empty)
   std::span<const operand> inputs;
   /// The dtype each input is read as: an array's own dtype, or the dtype a scalar is stored in.
   std::span<const dtype> input_types;
@@ -48,6 +51,9 @@ struct loop_call {
 /// Validates casts, shapes, outputs and overlap, allocates missing outputs, and runs
 /// the loop on the target. Returns the outputs.
 result_list run_loop(const loop_call& call);
+/// run_loop's path for the device backend `b` (run_loop_device.cpp), once the call is validated:
+/// placement, device outputs and casts, host-in/host-out copies, and b.execute_device.
+result_list run_loop_on_device(const loop_call& call, const backend& b);
 
 // The pieces of run_loop that every target shares.
 void validate_loop_call(const loop_call& call);

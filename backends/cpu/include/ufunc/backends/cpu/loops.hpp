@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <ufunc/backends/cpu/reduce.hpp>
+#include <ufunc/backends/cpu/methods.hpp>
 #include <ufunc/backends/cpu/simd.hpp>
 #include <ufunc/core/detail/streaming.hpp>
 #include <ufunc/core/loop.hpp>
@@ -294,7 +294,7 @@ template <class Sig, class Arch = simd::default_arch, class F>
   e.host_data = held.get();
   e.keepalive = std::move(held);
   e.vectorized = is_vectorizable<F, Sig, Arch>;
-  set_reduce<Sig, F, Arch>(e);  // T(T, T): the fold reductions use (reduce.hpp)
+  set_reduce<Sig, F, Arch>(e);  // T(T, T): the fold reductions use (methods.hpp)
   return e;
 }
 

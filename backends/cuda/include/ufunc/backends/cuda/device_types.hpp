@@ -1,4 +1,4 @@
-// What the elementwise kernels (loops.hpp) and the method kernels (reduce.hpp)
+// What the elementwise kernels (loops.hpp) and the method kernels (methods.hpp)
 // share: how element types are read on the device, and how many dimensions a
 // kernel's index arithmetic handles.
 #pragma once

@@ -31,7 +31,7 @@
 #include <ufunc/backends/cpu/loops.hpp>
 #include <ufunc/backends/cuda/device_types.hpp>
 #include <ufunc/backends/cuda/fp_flags.hpp>
-#include <ufunc/backends/cuda/reduce.hpp>
+#include <ufunc/backends/cuda/methods.hpp>
 #include <ufunc/backends/cuda/runtime.hpp>
 #include <ufunc/core/device_call.hpp>
 #include <ufunc/core/error.hpp>
@@ -392,9 +392,8 @@ inline constexpr device_loop_fn device_loop_light = &detail::device_loop<F, Sig>
 template <class Sig, class F>
 [[nodiscard]] loop_entry make_loop(F f) {
   auto e = cpu::make_loop<Sig>(f);
-  e.device = device_loop<Sig, F>;
-  e.device_data = e.host_data;
-  e.device_reduce = device_method_loop<Sig, F>;  // reduce/accumulate/at on the GPU (reduce.hpp)
+  // reduce/accumulate/at on the GPU too (methods.hpp)
+  e.devices.set({target_id::cuda, device_loop<Sig, F>, device_method_loop<Sig, F>, e.host_data});
   return e;
 }
 

@@ -7,7 +7,7 @@
 //   auto loop = rtc::make_generated_loop("hyp", rtc::elementwise_source(p, bound, body, "hyp", ""), {});
 //   ufunc::loop_entry e;
 //   e.types = ...;
-//   rtc::attach_device(e, loop);   // e.device, e.device_data
+//   rtc::attach_device(e, loop);   // e.devices' cuda slot
 //   e.keepalive = loop;
 #pragma once
 
@@ -42,7 +42,7 @@ struct fused_node_source {
 /// The program's CUDA source (what NVRTC compiles).
 [[nodiscard]] const std::string& source_of(const generated_loop& loop) noexcept;
 
-/// Points `e`'s device launcher at `loop` (e.device, e.device_data); the caller keeps
+/// Puts `loop` in `e`'s cuda slot (its elementwise launcher; no methods); the caller keeps
 /// `loop` alive while `e` is registered (e.keepalive or an owner of it).
 void attach_device(loop_entry& e, const std::shared_ptr<generated_loop>& loop);
 

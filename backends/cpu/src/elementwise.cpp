@@ -1,4 +1,4 @@
-#include <ufunc/backends/cpu/execute.hpp>
+#include <ufunc/backends/cpu/elementwise.hpp>
 #include <ufunc/core/elementwise.hpp>
 
 namespace ufunc::backends::cpu {

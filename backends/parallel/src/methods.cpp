@@ -1,4 +1,4 @@
-#include <ufunc/backends/parallel/reduce.hpp>
+#include <ufunc/backends/parallel/methods.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -10,7 +10,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 #include <ufunc/core/detail/fp_status.hpp>
 #include <ufunc/core/detail/method_task.hpp>
 

@@ -1,4 +1,4 @@
-#include <ufunc/backends/parallel/execute.hpp>
+#include <ufunc/backends/parallel/elementwise.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -1,55 +1,46 @@
-// run_loop for target cuda: placement rules, device-side casts, host-in/host-out
-// calls, and the launch of the loop's device code.
-#include <ufunc/backends/cuda/runtime.hpp>
-
+// run_loop on a device backend: placement rules, the device operands and outputs
+// (casts into the loop's dtypes, temporaries for outputs of another dtype, masks),
+// host-in/host-out calls, and the backend's execute_device. The backend only enqueues
+// the planned task; everything here is the same for any device backend.
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <string>
 
+#include <ufunc/core/backend.hpp>
 #include <ufunc/core/broadcast.hpp>
+#include <ufunc/core/detail/dense_transfer.hpp>
 #include <ufunc/core/detail/device_plan.hpp>
 #include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/detail/run_loop.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/iteration.hpp>
 #include <ufunc/core/transfer.hpp>
-#include "casts.hpp"
-#include "dense_transfer.hpp"
-#include "entry_points.hpp"
-#include "fp_reports.hpp"
 
 namespace ufunc::detail {
 
 namespace {
 
-namespace cuda = backends::cuda;
-
 // A new device array of `shape` laid out densely in `axes` (fastest first).
-array device_empty(const dim_vector& shape, std::span<const std::int64_t> axes, dtype t, int device, stream_ref s) {
-  auto owner = cuda::allocate(static_cast<std::size_t>(shape_size(shape)) * t.itemsize(), device, s);
+array device_empty(const device_memory& memory, const dim_vector& shape, std::span<const std::int64_t> axes, dtype t,
+                   int device, stream_ref s) {
+  auto owner = memory.allocate(static_cast<std::size_t>(shape_size(shape)) * t.itemsize(), device, s);
   return array(owner.get(), t, shape, dense_strides(shape, axes, t.itemsize()), owner, ufunc::device::cuda(device));
 }
 
-// In a's own order (as astype), so that the loop then reads it as it would read a.
-array device_cast(const array& a, dtype t, stream_ref s, const device_fp_sink& fp) {
-  auto owner = cuda::allocate(static_cast<std::size_t>(a.size()) * t.itemsize(), a.device().index, s);
-  const array out(owner.get(), t, a.shape(), like_strides(a, order::K, t.itemsize()), owner, a.device());
-  cuda::cast_reporting(a, out, s, {}, fp);
-  return out;
+// A device array for `a` converted to `t`, in a's own order (as astype), so that the loop
+// then reads it as it would read a.
+array cast_target(const device_memory& memory, const array& a, dtype t, stream_ref s) {
+  auto owner = memory.allocate(static_cast<std::size_t>(a.size()) * t.itemsize(), a.device().index, s);
+  return array(owner.get(), t, a.shape(), like_strides(a, order::K, t.itemsize()), owner, a.device());
 }
 
-}  // namespace
-
-namespace {
-
-bool refuses_values(const loop_call& c) { return cuda::fp_reports::refuses_values(c.name, c.types); }
-
-// The common device call: every operand an array on one device, of the loop's
-// dtype, all C-ordered (or all F-ordered) and of one shape, no mask. Skips
-// broadcasting and planning. The result is laid out as on the host
-// (try_contiguous_call in core/src/run_loop.cpp): C for C-contiguous inputs, else F,
-// unless order= forces one.
-bool try_contiguous_device_call(const loop_call& c, result_list& results) {
+// The common device call: every operand an array on one device, of the loop's dtype,
+// all C-ordered (or all F-ordered) and of one shape, no mask. Skips broadcasting and
+// planning. The result is laid out as on the host (try_contiguous_call in run_loop.cpp):
+// C for C-contiguous inputs, else F, unless order= forces one.
+bool try_contiguous_device_call(const loop_call& c, const backend& b, const device_code& code, stream_ref s,
+                                result_list& results) {
   const auto& types = c.types;
   const auto& options = c.options;
   const int nin = types.nin(), nout = types.nout();
@@ -70,7 +61,6 @@ bool try_contiguous_device_call(const loop_call& c, result_list& results) {
   }
   const bool f_order = options.order == order::F || (options.order != order::C && !all_c);
   if (f_order ? !all_f : !all_c) return false;
-  const stream_ref s{options.stream.handle ? options.stream.handle : cuda::current_stream().handle};
   array out;
   if (!options.out.empty()) {
     out = options.out[0];
@@ -82,7 +72,7 @@ bool try_contiguous_device_call(const loop_call& c, result_list& results) {
   } else {
     dim_vector axes = c_order_axes(first->ndim());
     if (f_order) std::reverse(axes.begin(), axes.end());
-    out = device_empty(first->shape(), axes, types.output(0), first->device().index, s);
+    out = device_empty(*b.memory, first->shape(), axes, types.output(0), first->device().index, s);
   }
   device_call call;
   call.nin = nin;
@@ -98,12 +88,7 @@ bool try_contiguous_device_call(const loop_call& c, result_list& results) {
   }
   call.base[nin] = out.data();
   call.strides[nin][0] = static_cast<std::int64_t>(types.output(0).itemsize());
-  if (call.size > 0) {
-    cuda::fp_reports::call_scope fp(c.name, call.device, call.stream, refuses_values(c));
-    call.fp = fp.sink();
-    cuda::launch(c.device_fn, c.device_data, call);
-    fp.launched();
-  }
+  if (call.size > 0) b.execute_device({c.name, types, code, call.device, s, {}, &call, {}});
   results.push_back(std::move(out));
   return true;
 }
@@ -114,9 +99,10 @@ bool try_contiguous_device_call(const loop_call& c, result_list& results) {
 // host-out (inputs are copied to the device, results copied back, and the call
 // waits). Otherwise every array operand must be on the same device: mixing host and
 // device arrays is an error, so no transfer ever happens unasked.
-result_list device_run_call(const loop_call& c) {
+result_list run_loop_on_device(const loop_call& c, const backend& b) {
   const auto& types = c.types;
   const auto& options = c.options;
+  const device_memory& memory = *b.memory;
   const int nin = types.nin(), nout = types.nout(), nargs = nin + nout;
   const bool has_where = options.where.valid();
 
@@ -142,25 +128,26 @@ result_list device_run_call(const loop_call& c) {
     if (!c.inputs[i].is_scalar()) place(c.inputs[i].as_array(), i);
   for (std::size_t i = 0; i < options.out.size(); ++i) place(options.out[i], nin + static_cast<int>(i));
   if (has_where) place(options.where, nargs);
-  const std::optional<ufunc::device> device_seen =
-      first_on_device ? std::optional<ufunc::device>(first_on_device->device()) : std::nullopt;
-  if (device_seen && any_host)
+  if (first_on_device != nullptr && any_host)
     throw target_error("ufunc '" + std::string(c.name) +
                        "': mixed host and device operands; move them with ufunc::to_device() or "
                        "ufunc::to_host() first (calls never copy device data implicitly)");
-  const bool host_in_host_out = !device_seen;
-  const int device = device_seen ? device_seen->index : 0;
-  cuda::require_device(device);
-  if (c.device_fn == nullptr)
-    throw target_error("ufunc '" + std::string(c.name) + "': loop " + types.str() +
-                       " has no CUDA code (make the ufunc with vectorize<Sig, target::cuda> in a .cu file)");
-  const stream_ref s{options.stream.handle ? options.stream.handle : cuda::current_stream().handle};
+  const bool host_in_host_out = first_on_device == nullptr;
+  const int device = first_on_device != nullptr ? first_on_device->device().index : 0;
+  memory.require_device(device);
+  const device_code* code = c.devices.find(b.id);
+  if (code == nullptr || code->elementwise == nullptr)
+    throw target_error("ufunc '" + std::string(c.name) + "': loop " + types.str() + " has no code for target '" +
+                       std::string(to_string(b.id)) +
+                       "' (for cuda: make the ufunc with vectorize<Sig, target::cuda> in a .cu file)");
+  const stream_ref s{options.stream.handle ? options.stream.handle : memory.current_stream().handle};
   if (!host_in_host_out) {
     result_list fast;
-    if (try_contiguous_device_call(c, fast)) return fast;
+    if (try_contiguous_device_call(c, b, *code, s, fast)) return fast;
   }
 
   const dim_vector shape = broadcast_call_shape(c);
+  const bool empty = shape_size(shape) == 0;
   // From the operands as the caller gave them (host ones included), as on the host.
   const dim_vector axes = output_axes(c, shape);
   {
@@ -173,28 +160,27 @@ result_list device_run_call(const loop_call& c) {
     check_out_overlap(c, {in_strides, static_cast<std::size_t>(nin)});
   }
 
-  // One flag slot for the whole call: its input casts, its loop and its casts into
-  // out report together, once, under the ufunc's name, as on the host target, whose
-  // buffer casts raise within the call's flag scope (a NaN cast into an int32 out is
-  // "invalid value encountered in add", not "... in cast"). An empty call casts
-  // nothing on the host either.
-  std::optional<cuda::fp_reports::call_scope> fp;
-  if (shape_size(shape) > 0) fp.emplace(c.name, device, s.handle, refuses_values(c));
-  const device_fp_sink sink = fp ? fp->sink() : device_fp_sink{};
-
-  // Device operands in the loop's dtypes. Scalars go to the device as 0-d arrays.
+  // Device operands in the loop's dtypes. Scalars go to the device as 0-d arrays;
+  // arrays of another dtype through a cast into a temporary (casts_in).
   array dev[max_operands + 1];
+  array given_in[max_operands];
+  device_cast_step casts_in[max_operands];
+  int ncasts_in = 0;
   for (int i = 0; i < nin; ++i) {
     if (c.inputs[i].is_scalar()) {
       alignas(16) std::byte value[16];
       c.inputs[i].as_scalar().store(types.input(i), value);
-      auto host = array(value, types.input(i), {});
-      dev[i] = to_device(host, device, s);
+      dev[i] = to_device(array(value, types.input(i), {}), device, s);
       continue;
     }
-    array a = c.inputs[i].as_array();
-    if (host_in_host_out) a = cuda::to_device_as_is(a, device, s);
-    dev[i] = a.type() == types.input(i) ? a : device_cast(a, types.input(i), s, sink);
+    given_in[i] = c.inputs[i].as_array();
+    if (host_in_host_out) given_in[i] = to_device_as_is(given_in[i], device, s);
+    if (given_in[i].type() == types.input(i)) {
+      dev[i] = given_in[i];
+    } else {
+      dev[i] = cast_target(memory, given_in[i], types.input(i), s);
+      casts_in[ncasts_in++] = {&given_in[i], &dev[i], nullptr};
+    }
   }
   if (has_where) dev[nargs] = host_in_host_out ? to_device(options.where, device, s) : options.where;
 
@@ -202,26 +188,51 @@ result_list device_run_call(const loop_call& c) {
   // otherwise through a device temporary in the loop's dtype, converted into `out`
   // afterwards under the mask (so unselected elements keep their exact values).
   // Host outputs of a masked call travel to the device and back whole.
-  array results[max_operands];
   array out_on_device[max_operands];
   const bool given = !options.out.empty();
   for (int o = 0; o < nout; ++o) {
     const dtype t = types.output(o);
     if (given) out_on_device[o] = host_in_host_out && has_where ? to_device(options.out[o], device, s) : options.out[o];
-    if (given && !host_in_host_out && options.out[o].type() == t) {
-      dev[nin + o] = options.out[o];
-      continue;
-    }
-    if (given && host_in_host_out && has_where && options.out[o].type() == t) {
+    if (given && (!host_in_host_out || has_where) && options.out[o].type() == t) {
       dev[nin + o] = out_on_device[o];
       continue;
     }
-    dev[nin + o] = device_empty(shape, axes, t, device, s);
+    dev[nin + o] = device_empty(memory, shape, axes, t, device, s);
     if (has_where && !given)
-      cuda::fill_zero(dev[nin + o].data(), static_cast<std::size_t>(dev[nin + o].nbytes()), device, s);
+      memory.fill_zero(dev[nin + o].data(), static_cast<std::size_t>(dev[nin + o].nbytes()), device, s);
   }
 
-  if (shape_size(shape) > 0) {
+  // Results back where the caller wants them: the device casts into out first, so that
+  // they report with the call (and out is written before a 'raise', as NumPy writes it),
+  // then the copies to host outs, which wait for the stream.
+  array to_copy[max_operands];
+  device_cast_step casts_out[max_operands];
+  int ncasts_out = 0;
+  for (int o = 0; o < nout && given; ++o) {
+    const array& computed = dev[nin + o];
+    const array& target = options.out[o];
+    if (computed.data() == target.data()) continue;
+    if (host_in_host_out && has_where) {
+      if (computed.data() != out_on_device[o].data())
+        casts_out[ncasts_out++] = {&computed, &out_on_device[o], &dev[nargs]};
+      to_copy[o] = out_on_device[o];
+    } else if (host_in_host_out) {
+      // Converted on the device, so that the cast's flags are the call's; the host copy
+      // then only lays it out as the caller's out.
+      to_copy[o] = computed;
+      if (computed.type() != target.type()) {
+        to_copy[o] = device_empty(memory, computed.shape(), axes, target.type(), device, s);
+        casts_out[ncasts_out++] = {&computed, &to_copy[o], nullptr};
+      }
+    } else {
+      casts_out[ncasts_out++] = {&computed, &target, has_where ? &dev[nargs] : nullptr};
+    }
+  }
+
+  // One task for the whole call: its input casts, its loop and its casts into out report
+  // together, once, under the ufunc's name, as on the host targets. An empty call casts
+  // nothing on the host either.
+  if (!empty) {
     dim_vector strides[max_operands + 1];
     plan_operand ops[max_operands + 1];
     const int nops = nargs + (has_where ? 1 : 0);
@@ -230,49 +241,29 @@ result_list device_run_call(const loop_call& c) {
       ops[k] = {dev[k].data(), strides[k]};
     }
     const iteration_plan plan(shape, {ops, static_cast<std::size_t>(nops)});
-    const device_call call = device_call_of(plan, nin, nout, has_where, device, s, sink);
-    cuda::launch(c.device_fn, c.device_data, call);
+    device_call call = device_call_of(plan, nin, nout, has_where, device, s);
+    b.execute_device({c.name,
+                      types,
+                      *code,
+                      device,
+                      s,
+                      {casts_in, static_cast<std::size_t>(ncasts_in)},
+                      &call,
+                      {casts_out, static_cast<std::size_t>(ncasts_out)}});
   }
 
-  // Results back where the caller wants them: the device casts into out first, so
-  // that they report with the call (and out is written before a 'raise', as NumPy
-  // writes it), then the copies to host outs, which wait for the stream.
-  array to_copy[max_operands];
-  const bool casts_out = given && shape_size(shape) > 0;
-  for (int o = 0; o < nout && given; ++o) {
-    const array& computed = dev[nin + o];
-    const array& target = options.out[o];
-    if (computed.data() == target.data()) continue;
-    if (host_in_host_out && has_where) {
-      if (computed.data() != out_on_device[o].data() && casts_out)
-        cuda::cast_reporting(computed, out_on_device[o], s, dev[nargs], sink);
-      to_copy[o] = out_on_device[o];
-    } else if (host_in_host_out) {
-      // Converted on the device, so that the cast's flags are the call's; the host
-      // copy then only lays it out as the caller's out.
-      to_copy[o] = computed;
-      if (computed.type() != target.type()) {
-        to_copy[o] = device_empty(computed.shape(), axes, target.type(), device, s);
-        if (casts_out) cuda::cast_reporting(computed, to_copy[o], s, {}, sink);
-      }
-    } else if (casts_out) {
-      cuda::cast_reporting(computed, target, s, has_where ? dev[nargs] : array{}, sink);
-    }
-  }
-  if (fp) fp->launched();
+  result_list results;
   for (int o = 0; o < nout; ++o) {
     const array& computed = dev[nin + o];
     if (given) {
       const array& target = options.out[o];
       if (to_copy[o].valid()) to_host(to_copy[o], s).copy_to(target);
-      results[o] = target;
+      results.push_back(target);
     } else {
-      results[o] = host_in_host_out ? cuda::to_host_as_is(computed, s) : computed;
+      results.push_back(host_in_host_out ? to_host_as_is(computed, s) : computed);
     }
   }
-  result_list list;
-  for (int o = 0; o < nout; ++o) list.push_back(std::move(results[o]));
-  return list;
+  return results;
 }
 
 }  // namespace ufunc::detail
