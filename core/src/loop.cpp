@@ -60,24 +60,10 @@ std::string type_signature::str() const {
   return s;
 }
 
-}  // namespace ufunc
-
-namespace ufunc {
-
-void device_code_slots::set(const device_code& c) {
-  if (c.target == target_id::automatic) throw value_error("device code needs the target it was compiled for");
-  device_code* free_slot = nullptr;
-  for (auto& s : slots_) {
-    if (s.target == c.target) {
-      s = c;
-      return;
-    }
-    if (s.target == target_id::automatic && free_slot == nullptr) free_slot = &s;
-  }
-  if (free_slot == nullptr)
-    throw value_error("a loop carries code for at most " + std::to_string(max_device_backends) +
-                      " device backends; target '" + std::string(to_string(c.target)) + "' is one too many");
-  *free_slot = c;
+void device_code_slots::refuse(target_id t) {
+  if (t == target_id::automatic) throw value_error("device code needs the target it was compiled for");
+  throw value_error("a loop carries code for at most " + std::to_string(max_device_backends) +
+                    " device backends; target '" + std::string(to_string(t)) + "' is one too many");
 }
 
 }  // namespace ufunc

@@ -3,7 +3,6 @@
 // host-in/host-out calls, and the backend's execute_device. The backend only enqueues
 // the planned task; everything here is the same for any device backend.
 #include <algorithm>
-#include <optional>
 #include <span>
 #include <string>
 

@@ -89,10 +89,25 @@ class device_code_slots {
     return nullptr;
   }
   /// Sets the code for c.target, replacing what that target had; throws value_error
-  /// where c.target is automatic or every slot holds another target.
-  void set(const device_code& c);
+  /// where c.target is automatic or every slot holds another target. Inline: the typed
+  /// path of vectorize fills a set on every call.
+  void set(const device_code& c) {
+    if (c.target == target_id::automatic) refuse(c.target);
+    device_code* free_slot = nullptr;
+    for (auto& s : slots_) {
+      if (s.target == c.target) {
+        s = c;
+        return;
+      }
+      if (s.target == target_id::automatic && free_slot == nullptr) free_slot = &s;
+    }
+    if (free_slot == nullptr) refuse(c.target);
+    *free_slot = c;
+  }
 
  private:
+  [[noreturn]] static void refuse(target_id t);
+
   std::array<device_code, max_device_backends> slots_{};
 };
 

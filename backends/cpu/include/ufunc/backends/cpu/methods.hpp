@@ -141,22 +141,22 @@ T pairwise_leaf(const F& f, const char* in, std::int64_t n, std::int64_t step) {
   B acc[S::U];
   [&]<std::size_t... u>(std::index_sequence<u...>) {
     ((acc[u] = load_batch<Arch, T, Contiguous>(in, static_cast<std::int64_t>(u) * S::W, step)), ...);
-  }
-  (us);
+  }(us);
   std::int64_t i = S::L;
   for (; i + S::L <= n; i += S::L) {
     [&]<std::size_t... u>(std::index_sequence<u...>) {
       ((acc[u] = B(f(acc[u], load_batch<Arch, T, Contiguous>(in, i + static_cast<std::int64_t>(u) * S::W, step)))),
        ...);
-    }
-    (us);
+    }(us);
   }
   for (; i + S::W <= n; i += S::W) acc[0] = B(f(acc[0], load_batch<Arch, T, Contiguous>(in, i, step)));
   // Fixed combine order: accumulators as a tree, then the lanes as a tree.
-  [&]<std::size_t... u>(std::index_sequence<u...>) { ((acc[u] = B(f(acc[u], acc[u + 4]))), ...); }
-  (std::make_index_sequence<4>{});
-  [&]<std::size_t... u>(std::index_sequence<u...>) { ((acc[u] = B(f(acc[u], acc[u + 2]))), ...); }
-  (std::make_index_sequence<2>{});
+  [&]<std::size_t... u>(std::index_sequence<u...>) {
+    ((acc[u] = B(f(acc[u], acc[u + 4]))), ...);
+  }(std::make_index_sequence<4>{});
+  [&]<std::size_t... u>(std::index_sequence<u...>) {
+    ((acc[u] = B(f(acc[u], acc[u + 2]))), ...);
+  }(std::make_index_sequence<2>{});
   acc[0] = B(f(acc[0], acc[1]));
   alignas(64) T lanes[S::W];
   acc[0].store_aligned(lanes);
@@ -216,7 +216,7 @@ struct reduce_for<T(T, T), F, Arch, Reorderable> {
 /// pairwise with SIMD lanes when Reorderable (by default: F is marked
 /// ufunc::reorderable), strictly in order otherwise.
 template <class Sig, class F, class Arch = simd::default_arch, bool Reorderable = is_reorderable<F>>
-requires is_reduce_signature<Sig>
+  requires is_reduce_signature<Sig>
 inline constexpr reduce_loop_fn reduce_loop = reduce_detail::reduce_for<Sig, F, Arch, Reorderable>::fn;
 
 /// Fills a loop entry's reduce fields from F where Sig is T(T, T) (no-op otherwise).
