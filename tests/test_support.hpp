@@ -13,6 +13,9 @@
 #include <doctest/doctest.h>
 
 #include <ufunc/ufunc.hpp>
+#if !defined(UFUNC_TEST_CUDA_SUITE)
+#include "backends/serial/serial_backend.hpp"
+#endif
 #if defined(UFUNC_HAS_TBB)
 #include <ufunc/backends/parallel/elementwise.hpp>
 #endif
@@ -71,13 +74,34 @@ struct parallel_split {
 };
 #endif
 
-// Targets compiled into this build; each later backend adds itself here so that
-// every typed test runs on it too.
-#if defined(UFUNC_HAS_TBB)
+// The targets of the shared cases (tests/targets/), written once and run on each target of the
+// executable they are compiled into: the host targets of this build in the unit suite, cuda in
+// the CUDA test executable (which defines UFUNC_TEST_CUDA_SUITE and compiles them with nvcc).
+// A new backend with a tag type adds it here; typed cases take the tags (TEST_CASE_TEMPLATE),
+// calls of built-ins the ids (targets()).
+#if defined(UFUNC_TEST_CUDA_SUITE)
+#define UFUNC_TEST_TARGETS ufunc::target::cuda
+#elif defined(UFUNC_HAS_TBB)
 #define UFUNC_TEST_TARGETS ufunc::target::cpu, ufunc::target::parallel
 #else
 #define UFUNC_TEST_TARGETS ufunc::target::cpu
 #endif
+
+template <class... Targets>
+std::vector<ufunc::target_id> ids_of() {
+  return {Targets::id...};
+}
+
+/// The targets a call of a built-in ufunc runs on in the shared cases: those of
+/// UFUNC_TEST_TARGETS and, in the unit suite, the suite's own run-time backend
+/// (tests/backends/serial), which has no tag type.
+inline std::vector<ufunc::target_id> targets() {
+  auto ids = ids_of<UFUNC_TEST_TARGETS>();
+#if !defined(UFUNC_TEST_CUDA_SUITE)
+  ids.push_back(ufunc::testing::serial_target);
+#endif
+  return ids;
+}
 
 /// Deterministic test values of type T, varied and away from overflow for small
 /// integer types (values in [-50, 50], or [0, 100] for unsigned).

@@ -161,7 +161,7 @@ array array::zeros(const dim_vector& shape, dtype type, ufunc::order layout, ufu
 
 namespace detail {
 
-array empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufunc::device where) {
+array empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufunc::device where, stream_ref s) {
   const std::int64_t size = checked_size(shape, type.itemsize());
   check_ndim(shape.size());
   const auto bytes = static_cast<std::size_t>(size) * type.itemsize();
@@ -183,7 +183,7 @@ array empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufu
     return a;
   }
   const device_memory& memory = memory_of(where);
-  owner = memory.allocate(bytes, where.index, memory.current_stream());
+  owner = memory.allocate(bytes, where.index, s.handle != nullptr ? s : memory.current_stream());
   void* p = owner.get();
   return array(p, type, shape, std::move(strides), std::move(owner), where);
 }

@@ -21,17 +21,14 @@ namespace ufunc::detail {
 namespace {
 
 // A new device array of `shape` laid out densely in `axes` (fastest first).
-array device_empty(const device_memory& memory, const dim_vector& shape, std::span<const std::int64_t> axes, dtype t,
-                   int device, stream_ref s) {
-  auto owner = memory.allocate(static_cast<std::size_t>(shape_size(shape)) * t.itemsize(), device, s);
-  return array(owner.get(), t, shape, dense_strides(shape, axes, t.itemsize()), owner, ufunc::device::cuda(device));
+array device_empty(const dim_vector& shape, std::span<const std::int64_t> axes, dtype t, int device, stream_ref s) {
+  return empty_strided(shape, dense_strides(shape, axes, t.itemsize()), t, ufunc::device::cuda(device), s);
 }
 
 // A device array for `a` converted to `t`, in a's own order (as astype), so that the loop
 // then reads it as it would read a.
-array cast_target(const device_memory& memory, const array& a, dtype t, stream_ref s) {
-  auto owner = memory.allocate(static_cast<std::size_t>(a.size()) * t.itemsize(), a.device().index, s);
-  return array(owner.get(), t, a.shape(), like_strides(a, order::K, t.itemsize()), owner, a.device());
+array cast_target(const array& a, dtype t, stream_ref s) {
+  return empty_strided(a.shape(), like_strides(a, order::K, t.itemsize()), t, a.device(), s);
 }
 
 // The common device call: every operand an array on one device, of the loop's dtype,
@@ -71,7 +68,7 @@ bool try_contiguous_device_call(const loop_call& c, const backend& b, const devi
   } else {
     dim_vector axes = c_order_axes(first->ndim());
     if (f_order) std::reverse(axes.begin(), axes.end());
-    out = device_empty(*b.memory, first->shape(), axes, types.output(0), first->device().index, s);
+    out = device_empty(first->shape(), axes, types.output(0), first->device().index, s);
   }
   device_call call;
   call.nin = nin;
@@ -177,7 +174,7 @@ result_list run_loop_on_device(const loop_call& c, const backend& b) {
     if (given_in[i].type() == types.input(i)) {
       dev[i] = given_in[i];
     } else {
-      dev[i] = cast_target(memory, given_in[i], types.input(i), s);
+      dev[i] = cast_target(given_in[i], types.input(i), s);
       casts_in[ncasts_in++] = {&given_in[i], &dev[i], nullptr};
     }
   }
@@ -196,7 +193,7 @@ result_list run_loop_on_device(const loop_call& c, const backend& b) {
       dev[nin + o] = out_on_device[o];
       continue;
     }
-    dev[nin + o] = device_empty(memory, shape, axes, t, device, s);
+    dev[nin + o] = device_empty(shape, axes, t, device, s);
     if (has_where && !given)
       memory.fill_zero(dev[nin + o].data(), static_cast<std::size_t>(dev[nin + o].nbytes()), device, s);
   }
@@ -220,7 +217,7 @@ result_list run_loop_on_device(const loop_call& c, const backend& b) {
       // then only lays it out as the caller's out.
       to_copy[o] = computed;
       if (computed.type() != target.type()) {
-        to_copy[o] = device_empty(memory, computed.shape(), axes, target.type(), device, s);
+        to_copy[o] = device_empty(computed.shape(), axes, target.type(), device, s);
         casts_out[ncasts_out++] = {&computed, &to_copy[o], nullptr};
       }
     } else {

@@ -81,39 +81,6 @@ TEST_CASE("vectorize: generic functors get the SIMD path, typed ones the scalar 
       ufunc::backends::cpu::is_vectorizable<plus, std::complex<float>(std::complex<float>, std::complex<float>)>);
 }
 
-TEST_CASE_TEMPLATE("vectorize: the typed path calls the loop of the matching signature", Target, UFUNC_TEST_TARGETS) {
-  auto add = ufunc::vectorize<ufunc::signatures<float(float, float), double(double, double)>, Target>(plus{}, "add");
-  CHECK(add.name() == "add");
-  CHECK(add.types() == std::vector<std::string>{"ff->f", "dd->d"});
-  CHECK(add.nin == 2);
-  CHECK(add.nout == 1);
-
-  auto x = ufunc::arange<float>(100.0f), y = ufunc::full<float>({100}, 0.25f);
-  ufunc::array_t<float> z = add(x, y);  // the result type is known at compile time
-  for (int i = 0; i < 100; ++i) CHECK(z.at(i) == static_cast<float>(i) + 0.25f);
-
-  auto xd = ufunc::arange<double>(10.0);
-  ufunc::array_t<double> zd = add(xd, xd);
-  CHECK(zd.at(9) == 18.0);
-
-  // Weak scalars fit the float loop, as Python scalars do.
-  ufunc::array_t<float> w = add(x, 2);
-  CHECK(w.at(3) == 5.0f);
-  ufunc::array_t<float> v = add(1.5, x);
-  CHECK(v.at(3) == 4.5f);
-
-  // std::vector and std::span operands are borrowed, not copied.
-  std::vector<float> a(33, 1.0f), b(33, 2.0f);
-  ufunc::array_t<float> s = add(a, std::span<const float>(b));
-  CHECK(s.size() == 33);
-  CHECK(s.at(32) == 3.0f);
-
-  // Options on the typed path.
-  auto out = ufunc::zeros<float>({100});
-  add(x, y, {.out = {out}});
-  CHECK(out.at(99) == 99.25f);
-}
-
 TEST_CASE("vectorize: untyped arrays take the run-time path with NumPy's casting") {
   auto add = ufunc::vectorize<float(float, float), ufunc::target::cpu>(plus{}, "add");
   ufunc::array i16 = ufunc::arange<std::int16_t>(5);
@@ -194,43 +161,4 @@ TEST_CASE("vectorize: typed weak scalars are range-checked at run time") {
   CHECK(add8(x, 27).at(0) == 127);
   CHECK(add8(x, 28).at(0) == static_cast<std::int8_t>(-128));  // wraps, as NumPy
   CHECK_THROWS_AS(add8(x, 300), ufunc::overflow_error);
-}
-
-namespace {
-// Takes the 16-bit type itself: its loop runs it as it is.
-struct half_negate {
-  ufunc::float16_t operator()(ufunc::float16_t a) const { return ufunc::float16_t::from_bits(a.bits() ^ 0x8000u); }
-};
-}  // namespace
-
-TEST_CASE_TEMPLATE("vectorize: float16 and bfloat16 signatures compute in float and round once", Target,
-                   UFUNC_TEST_TARGETS) {
-  using ufunc::bfloat16_t;
-  using ufunc::float16_t;
-  // A generic functor is called with float (the 16-bit types have no arithmetic), its result rounded back.
-  auto fma_like =
-      ufunc::vectorize<ufunc::signatures<float16_t(float16_t, float16_t), bfloat16_t(bfloat16_t, bfloat16_t)>, Target>(
-          [](auto a, auto b) { return a * b + decltype(a)(1); }, "fma_like");
-  CHECK(fma_like.types() == std::vector<std::string>{"ee->e", "EE->E"});
-  const std::int64_t n = 1000;
-  auto x = ufunc::array::empty({n}, ufunc::float16), y = ufunc::array::empty({n}, ufunc::bfloat16);
-  auto* xp = reinterpret_cast<float16_t*>(x.data());
-  auto* yp = reinterpret_cast<bfloat16_t*>(y.data());
-  for (std::int64_t i = 0; i < n; ++i) {
-    xp[i] = float16_t(static_cast<float>(i) * 0.37f - 150.0f);
-    yp[i] = bfloat16_t(static_cast<float>(i) * 1.3e3f - 2.0e5f);
-  }
-  const auto rx = fma_like(x, x), ry = fma_like(y, y);
-  REQUIRE(rx.type() == ufunc::float16);
-  REQUIRE(ry.type() == ufunc::bfloat16);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const float fx = static_cast<float>(xp[i]), fy = static_cast<float>(yp[i]);
-    CHECK(reinterpret_cast<const float16_t*>(rx.data())[i].bits() == float16_t(fx * fx + 1.0f).bits());
-    CHECK(reinterpret_cast<const bfloat16_t*>(ry.data())[i].bits() == bfloat16_t(fy * fy + 1.0f).bits());
-  }
-  // A functor taking the 16-bit type is called with it.
-  auto neg = ufunc::vectorize<float16_t(float16_t), Target>(half_negate{}, "neg");
-  const auto r = neg(x);
-  for (std::int64_t i = 0; i < n; ++i)
-    CHECK(reinterpret_cast<const float16_t*>(r.data())[i].bits() == (xp[i].bits() ^ 0x8000u));
 }

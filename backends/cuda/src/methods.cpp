@@ -103,13 +103,11 @@ void require_device_code(const function& f, const char* method, const loop_entry
 }
 
 array device_empty(const dim_vector& shape, dtype t, const device_context& ctx) {
-  auto owner = cuda::allocate(static_cast<std::size_t>(shape_size(shape)) * t.itemsize(), ctx.device, ctx.s);
-  return array(owner.get(), t, shape, {}, owner, ufunc::device::cuda(ctx.device));
+  return device_empty(shape, dense_strides(shape, c_order_axes(shape.size()), t.itemsize()), t, ctx);
 }
 
 array device_empty(const dim_vector& shape, const dim_vector& strides, dtype t, const device_context& ctx) {
-  auto owner = cuda::allocate(static_cast<std::size_t>(shape_size(shape)) * t.itemsize(), ctx.device, ctx.s);
-  return array(owner.get(), t, shape, strides, owner, ufunc::device::cuda(ctx.device));
+  return empty_strided(shape, strides, t, ufunc::device::cuda(ctx.device), ctx.s);
 }
 
 array on_device(const array& a, const device_context& ctx) {

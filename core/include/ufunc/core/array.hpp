@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <ufunc/core/device.hpp>
+#include <ufunc/core/device_call.hpp>
 #include <ufunc/core/dim_vector.hpp>
 #include <ufunc/core/dtype.hpp>
 #include <ufunc/core/error.hpp>
@@ -42,8 +43,11 @@ enum class order : unsigned char {
 class array;
 namespace detail {
 /// A new uninitialized array whose byte strides lay its elements out densely in some
-/// axis order (those of core/detail/layout.hpp); `strides` is taken as it is.
-[[nodiscard]] array empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufunc::device where = {});
+/// axis order (those of core/detail/layout.hpp); `strides` is taken as it is. On a device
+/// the allocation is ordered on `s` (null: the device's current stream), so that a call
+/// running on a stream of its own allocates its outputs and temporaries there.
+[[nodiscard]] array empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufunc::device where = {},
+                                  stream_ref s = {});
 }  // namespace detail
 
 /// An n-d array with a run-time dtype. Copies are cheap and share memory, like
@@ -171,7 +175,8 @@ class array {
   bool writeable_ = true;
   bool valid_ = false;
 
-  friend array detail::empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufunc::device where);
+  friend array detail::empty_strided(const dim_vector& shape, dim_vector strides, dtype type, ufunc::device where,
+                                     stream_ref s);
 };
 
 /// An array whose dtype is fixed at compile time; the operands of the typed
