@@ -103,6 +103,31 @@ inline std::vector<ufunc::target_id> targets() {
   return ids;
 }
 
+/// a + b as NumPy computes it for T: integers wrap, bool is logical or.
+template <class T>
+T wrapping_add(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>)
+    return a || b;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a + b;
+}
+
+/// a * b as NumPy computes it for T: integers wrap, bool is logical and; complex as
+/// C++ multiplies it (exact for the small integral values the shared cases use).
+template <class T>
+T wrapping_multiply(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>)
+    return a && b;
+  else if constexpr (std::is_integral_v<T>)
+    // In uint64: uint16 operands would otherwise promote to int, and 65535 * 65535 overflows it.
+    return static_cast<T>(static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(a)) *
+                          static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(b)));
+  else
+    return a * b;
+}
+
 /// Deterministic test values of type T, varied and away from overflow for small
 /// integer types (values in [-50, 50], or [0, 100] for unsigned).
 template <class T>

@@ -10,27 +10,6 @@
 
 namespace {
 
-template <class T>
-T wrapped_add(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>)
-    return a || b;
-  else if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
-  else
-    return a + b;
-}
-
-template <class T>
-T wrapped_multiply(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>)
-    return a && b;
-  else if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(a)) *
-                          static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(b)));
-  else
-    return a * b;
-}
-
 // Values that every target computes exactly: small integers, as T.
 template <class T>
 ufunc::array_t<T> integral_values(std::int64_t n, int seed) {
@@ -63,8 +42,8 @@ TEST_CASE_TEMPLATE("targets: add and multiply of every dtype, every length aroun
       REQUIRE(product.type() == ufunc::dtype_of<T>);
       for (std::int64_t i = 0; i < n; ++i) {
         CAPTURE(i);
-        CHECK(sum.at<T>(i) == wrapped_add(a.at(i), b.at(i)));
-        CHECK(product.at<T>(i) == wrapped_multiply(a.at(i), b.at(i)));
+        CHECK(sum.at<T>(i) == ufunc_test::wrapping_add(a.at(i), b.at(i)));
+        CHECK(product.at<T>(i) == ufunc_test::wrapping_multiply(a.at(i), b.at(i)));
       }
     }
   }
@@ -81,17 +60,18 @@ TEST_CASE_TEMPLATE("targets: strided, reversed, transposed, broadcast and 0-d op
                    row[{ufunc::slice{1, std::nullopt, 2}}], {.target = target});
     REQUIRE(r.shape() == ufunc::dim_vector{6, 5});
     for (std::int64_t i = 0; i < 6; ++i)
-      for (std::int64_t j = 0; j < 5; ++j) CHECK(r.at<T>(i, j) == wrapped_add(a.at(5 - i, 2 * j), row.at(2 * j + 1)));
+      for (std::int64_t j = 0; j < 5; ++j)
+        CHECK(r.at<T>(i, j) == ufunc_test::wrapping_add(a.at(5 - i, 2 * j), row.at(2 * j + 1)));
     // a.T + column: (10, 6), F-ordered as on the host.
     const ufunc::array t = ufunc::multiply(a.transpose(), row.reshape({10, 1}), {.target = target});
     REQUIRE(t.shape() == ufunc::dim_vector{10, 6});
     CHECK(t.is_f_contiguous());
     for (std::int64_t i = 0; i < 10; ++i)
-      for (std::int64_t j = 0; j < 6; ++j) CHECK(t.at<T>(i, j) == wrapped_multiply(a.at(j, i), row.at(i)));
+      for (std::int64_t j = 0; j < 6; ++j) CHECK(t.at<T>(i, j) == ufunc_test::wrapping_multiply(a.at(j, i), row.at(i)));
     const ufunc::array zero_d =
         ufunc::add(ufunc::scalar<T>(row.at(0)), ufunc::scalar<T>(row.at(1)), {.target = target});
     CHECK(zero_d.ndim() == 0);
-    CHECK(zero_d.item<T>() == wrapped_add(row.at(0), row.at(1)));
+    CHECK(zero_d.item<T>() == ufunc_test::wrapping_add(row.at(0), row.at(1)));
   }
 }
 
