@@ -20,6 +20,7 @@ namespace ufunc::python {
 void bind_gufunc(nb::module_& m);
 void bind_kernels(nb::module_& m);
 void bind_c_function(nb::module_& m);
+void bind_c_gufunc(nb::module_& m);
 }  // namespace ufunc::python
 
 namespace {
@@ -44,6 +45,7 @@ NB_MODULE(_core, m) {
   bind_gufunc(m);
   bind_kernels(m);
   bind_c_function(m);
+  bind_c_gufunc(m);
   bind_fusion(m);
 
   m.def(

@@ -18,6 +18,7 @@ namespace {
 
 struct python_gufunc {
   const ufunc::gufunc::function* function;
+  std::shared_ptr<const ufunc::gufunc::function> owned;  // gufuncs made from Python; null for the built-ins
 };
 
 // axes= (a list of tuples, one per operand), axis= and keepdims=.
@@ -64,6 +65,16 @@ PyObject* call_gufunc(PyObject* self, PyObject* args, PyObject* kwargs) noexcept
 PyType_Slot gufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&call_gufunc)}, {0, nullptr}};
 
 }  // namespace
+
+nb::object wrap_owned_gufunc(std::shared_ptr<const ufunc::gufunc::function> g) {
+  const auto* raw = g.get();
+  nb::object o = nb::cast(python_gufunc{raw, std::move(g)});
+  o.attr("__name__") = raw->name();
+  o.attr("__doc__") = raw->name() + "(*args, out=None, casting='same_kind', order='K', dtype=None, signature=None, " +
+                      "axes=None, axis=None, keepdims=False, target=None)\n\nA generalized ufunc with core " +
+                      "signature " + raw->signature_text() + ".";
+  return o;
+}
 
 void bind_gufunc(nb::module_& m) {
   nb::class_<python_gufunc>(m, "gufunc", nb::dynamic_attr(), nb::type_slots(gufunc_slots),

@@ -7,6 +7,7 @@
 #include <nanobind/nanobind.h>
 
 #include <ufunc/core/function.hpp>
+#include <ufunc/gufunc/gufunc.hpp>
 
 namespace ufunc::python {
 
@@ -27,6 +28,9 @@ struct python_ufunc {
 [[nodiscard]] nb::object wrap_ufunc(const ufunc::function& f);
 /// The Python ufunc that owns `f` (one made from Python).
 [[nodiscard]] nb::object wrap_owned_ufunc(std::shared_ptr<const ufunc::function> f);
+
+/// The Python gufunc that owns `g` (one made from Python; python_gufunc.cpp).
+[[nodiscard]] nb::object wrap_owned_gufunc(std::shared_ptr<const ufunc::gufunc::function> g);
 
 void bind_ufunc(nb::module_& m);
 /// ufunc.as_numpy_ufunc: a numpy.ufunc over a ufunc's host loops (numpy_ufunc.cpp).
