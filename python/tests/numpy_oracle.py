@@ -13,6 +13,8 @@ import numpy as np
 
 import ufunc
 
+_NUMPY_VERSION = tuple(int(v) for v in np.__version__.split(".")[:2])
+
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 #: The canonical built-in ufuncs (aliases left out: ufunc.abs is ufunc.absolute).
@@ -181,9 +183,10 @@ ZERO_SIGN_FREE = {"maximum", "minimum", "fmax", "fmin"}
 
 def zero_sign_compared(name, code):
     """Whether the sign of a zero result is compared. Not for maximum/minimum/fmax/fmin, nor for
-    float16 nextafter: NumPy 2.4's nextafter(x, y) of float16 returns x where x == y, NumPy 2.5's
-    returns y (as C's nextafter): nextafter(0.0, -0.0)'s zero sign depends on NumPy's version."""
-    return name not in ZERO_SIGN_FREE and not (name == "nextafter" and code == "e")
+    float16 nextafter against a NumPy before 2.5: its nextafter(x, y) of float16 returned x where
+    x == y (numpy#31472); 2.5's returns y, as C's nextafter and the library do."""
+    old_half_nextafter = name == "nextafter" and code == "e" and _NUMPY_VERSION < (2, 5)
+    return name not in ZERO_SIGN_FREE and not old_half_nextafter
 
 
 def ulps_for(name, complex_inputs):

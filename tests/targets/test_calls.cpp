@@ -4,6 +4,7 @@
 // out). Integer results are exact everywhere; so are the float sums and products of
 // small integral values, whatever order a target adds them in.
 #include <complex>
+#include <cstring>
 #include <string>
 
 #include "test_support.hpp"
@@ -168,5 +169,26 @@ TEST_CASE("targets: errstate policies hold on every target; integer division by 
     seen = 0;
     (void)ufunc::sqrt(ufunc::asarray<double>({4.0, -1.0}), {.target = target});
     CHECK(seen == static_cast<unsigned>(ufunc::fp_flag::invalid));
+  }
+}
+
+TEST_CASE("targets: float16 and bfloat16 nextafter between the signed zeros gives y, as C's nextafter and NumPy 2.5") {
+  // x: +0, -0, +0, -0, the smallest subnormal of each sign; y: the other zero, the same zero, then toward 0.
+  const std::vector<std::uint16_t> x_bits{0x0000, 0x8000, 0x0000, 0x8000, 0x0001, 0x8001};
+  const std::vector<std::uint16_t> y_bits{0x8000, 0x0000, 0x0000, 0x8000, 0x8000, 0x0000};
+  const std::vector<std::uint16_t> want{0x8000, 0x0000, 0x0000, 0x8000, 0x0000, 0x8000};
+  for (const ufunc::dtype t : {ufunc::float16, ufunc::bfloat16}) {
+    CAPTURE(t.name());
+    auto x = ufunc::array::empty({6}, t), y = ufunc::array::empty({6}, t);
+    std::memcpy(x.data(), x_bits.data(), 12);
+    std::memcpy(y.data(), y_bits.data(), 12);
+    for (const ufunc::target_id target : ufunc_test::targets()) {
+      CAPTURE(ufunc::to_string(target));
+      const ufunc::array r = ufunc::nextafter(x, y, {.target = target});
+      REQUIRE(r.type() == t);
+      std::vector<std::uint16_t> got(6);
+      std::memcpy(got.data(), r.data(), 12);
+      CHECK(got == want);
+    }
   }
 }

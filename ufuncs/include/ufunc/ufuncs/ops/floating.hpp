@@ -79,9 +79,9 @@ struct copysign {
   }
 };
 // The 16-bit formats step in their own bits, never through float (where the next value is
-// a float's, which rounds back to the start): float16 as npy_half_nextafter (equal values give
-// `a`, a NaN gives 0x7e00), bfloat16 as ml_dtypes' NextAfter (equal values give `b`, a NaN
-// gives 0x7fc0).
+// a float's, which rounds back to the start): float16 as NumPy 2.5's npy_half_nextafter (equal
+// values give `b`, as C's nextafter: nextafter(0.0, -0.0) is -0.0; NumPy 2.4 gave `a`; a NaN
+// gives 0x7e00), bfloat16 as ml_dtypes' NextAfter (equal values give `b`, a NaN gives 0x7fc0).
 namespace half_detail {
 template <half_precision T>
 UFUNC_HOST_DEVICE T step_toward(T a, T b) {
@@ -89,7 +89,7 @@ UFUNC_HOST_DEVICE T step_toward(T a, T b) {
   const float fa = static_cast<float>(a), fb = static_cast<float>(b);
   const std::uint16_t x = a.bits(), y = b.bits();
   if (fa != fa || fb != fb) return T::from_bits(is_float16 ? 0x7e00u : 0x7fc0u);
-  if (fa == fb) return is_float16 ? a : b;
+  if (fa == fb) return b;
   if (fa == 0.0f) return T::from_bits(static_cast<std::uint16_t>((y & 0x8000u) | 1u));
   // Away from zero where b lies beyond a on a's side, else toward it.
   const bool away = ((x ^ y) & 0x8000u) == 0 && (x & 0x7fffu) < (y & 0x7fffu);
