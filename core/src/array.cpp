@@ -7,8 +7,8 @@
 #include <new>
 #include <numeric>
 
-#include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/backend.hpp>
+#include <ufunc/core/broadcast.hpp>
 #include <ufunc/core/detail/layout.hpp>
 #include <ufunc/core/detail/memory.hpp>
 #include <ufunc/core/elementwise.hpp>

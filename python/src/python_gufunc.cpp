@@ -64,16 +64,25 @@ PyObject* call_gufunc(PyObject* self, PyObject* args, PyObject* kwargs) noexcept
 
 PyType_Slot gufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&call_gufunc)}, {0, nullptr}};
 
+// The Python object of `g`, named and documented as NumPy's gufuncs are: the call's parameters
+// (x1, ..., xN, then the keywords), then `about`.
+nb::object documented(python_gufunc g, const std::string& about) {
+  const auto& f = *g.function;
+  std::string inputs;
+  for (int i = 1; i <= f.nin(); ++i) inputs += "x" + std::to_string(i) + ", ";
+  nb::object o = nb::cast(std::move(g));
+  o.attr("__name__") = f.name();
+  o.attr("__doc__") = f.name() + "(" + inputs + "/, out=None, *, casting='same_kind', order='K', dtype=None, " +
+                      "signature=None, axes=None, axis=None, keepdims=False, target=None, stream=None)\n\n" + about;
+  return o;
+}
+
 }  // namespace
 
 nb::object wrap_owned_gufunc(std::shared_ptr<const ufunc::gufunc::function> g) {
   const auto* raw = g.get();
-  nb::object o = nb::cast(python_gufunc{raw, std::move(g)});
-  o.attr("__name__") = raw->name();
-  o.attr("__doc__") = raw->name() + "(*args, out=None, casting='same_kind', order='K', dtype=None, signature=None, " +
-                      "axes=None, axis=None, keepdims=False, target=None)\n\nA generalized ufunc with core " +
-                      "signature " + raw->signature_text() + ".";
-  return o;
+  return documented(python_gufunc{raw, std::move(g)},
+                    "A generalized ufunc with core signature " + raw->signature_text() + ".");
 }
 
 void bind_gufunc(nb::module_& m) {
@@ -97,13 +106,9 @@ void bind_gufunc(nb::module_& m) {
   m.def("builtin_gufuncs", [] {
     nb::dict d;
     for (const auto* g : {&matmul.get(), &vecdot.get(), &matvec.get(), &vecmat.get()}) {
-      nb::object o = nb::cast(python_gufunc{g});
-      o.attr("__name__") = g->name();
-      o.attr("__doc__") = g->name() + "(x1, x2, /, out=None, *, casting='same_kind', order='K', dtype=None, " +
-                          "signature=None, axes=None, axis=None, keepdims=False, target=None, stream=None)\n\n" +
-                          "The generalized ufunc " + g->name() + " with core signature " + g->signature_text() +
-                          ", as NumPy's.";
-      d[nb::str(g->name().c_str())] = o;
+      d[nb::str(g->name().c_str())] =
+          documented(python_gufunc{g}, "The generalized ufunc " + g->name() + " with core signature " +
+                                           g->signature_text() + ", as NumPy's.");
     }
     return d;
   });

@@ -293,8 +293,7 @@ run_result run_case_of(const test_case& c, const F& f, ufunc::target_id target, 
   device_operands |= device && (!c.outs.empty() || c.where.has_value());
   tolerance tol = ulp_bound(c.canonical.empty() ? f.name() : c.canonical);
   if (c.ulps_override >= 0) tol.real_ulps = tol.complex_ulps = c.ulps_override;
-  if (c.half_zero_sign_free && !c.expected.empty() && c.expected[0].type == ufunc::float16)
-    tol.zero_sign = false;
+  if (c.half_zero_sign_free && !c.expected.empty() && c.expected[0].type == ufunc::float16) tol.zero_sign = false;
   bool complex_inputs = false;
   for (const auto& in : c.inputs) complex_inputs |= in.is_scalar ? in.scalar.kind == 'c' : in.arr.type.is_complex();
   condition_bound cond;  // ill-conditioned ufuncs: a bound from the case's inputs (see condition_bound)
