@@ -5,6 +5,8 @@
 //   add        elementwise_kernel "z = x + y" on float32 device arrays against the built-in
 //              ufunc::add on the cuda target, 2^20, 2^24, 2^28 elements, and 1024 (per call)
 //   sum        reduction_kernel "sum of x" on float32 against the built-in add.reduce
+//   percall    host time per call at 1024 elements (enqueue only, and synchronized), split
+//              by where the kernel's path differs from the built-in's
 // Prints CSV: bench,variant,n,seconds. bench/run_rtc.sh runs it with CuPy beside it.
 //
 //   rtc_bench --cache /tmp/k compile     # cold (empty folder), then again: warm
@@ -53,6 +55,51 @@ void compile_figures() {
               median_time([&] { ufunc::add(x, y, {.out = {z}, .target = ufunc::target_id::cuda}); }, 3, 101));
 }
 
+// Host time per call, enqueue only: batches of 100 calls, then one wait (the batch never
+// fills the launch queue), median over batches. Where the elementwise_kernel's call differs
+// from the built-in's: its own preamble (placeholders, signature), the ufunc call with
+// signature= (resolution), or the launch through the driver API.
+template <class F>
+double enqueue_time(F&& f) {
+  constexpr int batch = 100;
+  for (int k = 0; k < 3 * batch; ++k) f();
+  sync();
+  std::vector<double> per_call;
+  for (int b = 0; b < 41; ++b) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < batch; ++k) f();
+    per_call.push_back(seconds_since(t0) / batch);
+    sync();
+  }
+  std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
+  return per_call[per_call.size() / 2];
+}
+
+void percall_figures() {
+  ufunc::cuda::elementwise_kernel add("T x, T y", "T z", "z = x + y;", "rtc_add");
+  const auto x = ufunc::to_device(ufunc::full<float>({1024}, 1.5f));
+  const auto y = ufunc::to_device(ufunc::full<float>({1024}, 2.5f));
+  auto z = ufunc::to_device(ufunc::zeros<float>({1024}));
+  const ufunc::operand xy[] = {x, y};
+  const auto cuda = ufunc::target_id::cuda;
+  std::printf("percall,enqueue_builtin,1024,%.9g\n",
+              enqueue_time([&] { ufunc::add(x, y, {.out = {z}, .target = cuda}); }));
+  std::printf("percall,enqueue_kernel,1024,%.9g\n", enqueue_time([&] { add(x, y, {.out = {z}}); }));
+  std::printf("percall,enqueue_kernel_ufunc_call,1024,%.9g\n",
+              enqueue_time([&] { (void)add.ufunc().call(xy, {.out = {z}, .signature = "ff->f", .target = cuda}); }));
+  std::printf("percall,enqueue_builtin_signature,1024,%.9g\n",
+              enqueue_time([&] { (void)ufunc::add.call(xy, {.out = {z}, .signature = "ff->f", .target = cuda}); }));
+  {
+    ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+    std::printf("percall,enqueue_builtin_ignore,1024,%.9g\n",
+                enqueue_time([&] { ufunc::add(x, y, {.out = {z}, .target = cuda}); }));
+    std::printf("percall,enqueue_kernel_ignore,1024,%.9g\n", enqueue_time([&] { add(x, y, {.out = {z}}); }));
+  }
+  std::printf("percall,sync_builtin,1024,%.9g\n",
+              median_time([&] { ufunc::add(x, y, {.out = {z}, .target = cuda}); }, 3, 201));
+  std::printf("percall,sync_kernel,1024,%.9g\n", median_time([&] { add(x, y, {.out = {z}}); }, 3, 201));
+}
+
 void add_figures() {
   ufunc::cuda::elementwise_kernel add("T x, T y", "T z", "z = x + y;", "rtc_add");
   for (int log2 : {10, 20, 24, 28}) {
@@ -93,7 +140,7 @@ int main(int argc, char** argv) {
     }
     what.emplace_back(argv[k]);
   }
-  if (what.empty()) what = {"compile", "add", "sum"};
+  if (what.empty()) what = {"compile", "add", "sum", "percall"};
   if (!ufunc::cuda_available()) {
     std::printf("SKIPPED: no CUDA device\n");
     return 77;
@@ -106,8 +153,10 @@ int main(int argc, char** argv) {
       add_figures();
     else if (w == "sum")
       sum_figures();
+    else if (w == "percall")
+      percall_figures();
     else {
-      std::fprintf(stderr, "rtc_bench: unknown benchmark '%s' (compile, add, sum)\n", w.c_str());
+      std::fprintf(stderr, "rtc_bench: unknown benchmark '%s' (compile, add, sum, percall)\n", w.c_str());
       return 2;
     }
   }

@@ -24,9 +24,11 @@ namespace ufunc {
 
 function::function(std::string name, int nin, int nout, std::optional<weak_scalar> identity, std::string doc)
     : state_(std::make_shared<detail::function_state>()) {
-  if (nin < 1 || nout < 1 || nin + nout > max_operands)
-    throw value_error("ufunc '" + name + "': needs at least one input and one output, at most " +
-                      std::to_string(max_operands) + " operands in all");
+  // No outputs is allowed, as NumPy allows it (np.frompyfunc(f, 1, 0)): a loop with side
+  // effects only, e.g. an elementwise_kernel whose outputs are all raw.
+  if (nin < 1 || nout < 0 || nin + nout > max_operands)
+    throw value_error("ufunc '" + name + "': needs at least one input, at most " + std::to_string(max_operands) +
+                      " operands in all");
   state_->name = std::move(name);
   state_->doc = std::move(doc);
   state_->nin = nin;

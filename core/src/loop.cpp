@@ -46,8 +46,8 @@ type_signature type_signature::parse(std::string_view text) {
     return count;
   };
   const int nin = parse_side(text.substr(0, arrow));
+  if (nin == 0) throw value_error("signature '" + std::string(text) + "' has no inputs");
   const int nout = parse_side(text.substr(arrow + 2));
-  if (nout == 0) throw value_error("signature '" + std::string(text) + "' has no outputs");
   sig.resize(nin, nout);
   return sig;
 }

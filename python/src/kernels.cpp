@@ -50,9 +50,10 @@ void bind_kernels(nb::module_& m) {
           nb::arg("preamble") = "", nb::arg("options") = std::vector<std::string>{})
       .def("__call__",
            [](const elementwise_kernel& k, nb::args args, nb::kwargs kwargs) {
-             const auto& f = k.ufunc();
+             // Every parameter, raw ones included, is an argument (CuPy's nin and nout).
+             const auto& p = k.parameters();
              parsed_call call;
-             parse_call(call, f.name(), f.nin(), f.nout(), args, kwargs);
+             parse_call(call, k.ufunc().name(), p.nin, p.nout, args, kwargs);
              std::vector<ufunc::array> results;
              {
                nb::gil_scoped_release unlocked;
@@ -64,8 +65,8 @@ void bind_kernels(nb::module_& m) {
           "source", [](const elementwise_kernel& k, nb::sequence types) { return k.source(dtypes_of(types)); },
           nb::arg("input_dtypes"), "The CUDA source generated for inputs of these dtypes.")
       .def_prop_ro("types", [](const elementwise_kernel& k) { return k.ufunc().types(); })
-      .def_prop_ro("nin", [](const elementwise_kernel& k) { return k.ufunc().nin(); })
-      .def_prop_ro("nout", [](const elementwise_kernel& k) { return k.ufunc().nout(); })
+      .def_prop_ro("nin", [](const elementwise_kernel& k) { return k.parameters().nin; })
+      .def_prop_ro("nout", [](const elementwise_kernel& k) { return k.parameters().nout; })
       .def_prop_ro("name", [](const elementwise_kernel& k) { return k.ufunc().name(); });
 
   nb::class_<reduction_kernel>(

@@ -296,6 +296,19 @@ def test_elementwise_kernel_as_cupys(cp):
         a = cp.arange(16, dtype=cp.float32).reshape(4, 4)
         doublify(a, a)
         np.testing.assert_array_equal(cp.asnumpy(a), 2 * np.arange(16, dtype=np.float32).reshape(4, 4))
+        # Raw parameters, as CuPy's docs write them: a raw input read backwards, a raw output scattered.
+        args = ("T x, raw T y", "T z", "z = x + y[_ind.size() - i - 1]", "add_reverse")
+        mine, theirs = ufunc.elementwise_kernel(*args), cp.ElementwiseKernel(*args)
+        x, y = cp.arange(8, dtype=cp.float32), cp.arange(8, dtype=cp.float32) * 10
+        np.testing.assert_array_equal(mine(x, y).get(), cp.asnumpy(theirs(x, y)))
+        args = ("T x", "raw int32 bins", "atomicAdd(&bins[(int)x], 1)", "histogram")
+        mine, theirs = ufunc.elementwise_kernel(*args), cp.ElementwiseKernel(*args)
+        x = cp.asarray([0, 1, 1, 3, 3, 3], dtype=cp.int64)
+        b1, b2 = cp.zeros(4, dtype=cp.int32), cp.zeros(4, dtype=cp.int32)
+        assert mine(x, b1) is b1
+        theirs(x, b2)
+        np.testing.assert_array_equal(cp.asnumpy(b1), cp.asnumpy(b2))
+        np.testing.assert_array_equal(cp.asnumpy(b1), [1, 2, 0, 3])
         print("done")
     """)
     assert run.returncode == 0 and "done" in run.stdout, run.stderr[-3000:]

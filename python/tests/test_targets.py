@@ -114,6 +114,13 @@ def test_cuda_target_without_a_gpu():
     assert "x + y" in kernel.source([np.float32, np.float32])  # made and printed without a GPU
     with pytest.raises(ufunc.TargetError):
         kernel(np.ones(3, np.float32), np.ones(3, np.float32))
+    # Raw parameters are arguments too: nin and nout count them, as CuPy's do.
+    scatter = ufunc.elementwise_kernel("T x, raw T table", "raw T y", "y[i] = x + table[0]", "scatter")
+    assert (scatter.nin, scatter.nout) == (2, 1)
+    with pytest.raises(ValueError, match="output y is raw; pass every output with out="):
+        scatter(np.ones(3, np.float32), np.ones(1, np.float32))
+    with pytest.raises(ufunc.TargetError):
+        scatter(np.ones(3, np.float32), np.ones(1, np.float32), np.zeros(3, np.float32))
     reduction = ufunc.reduction_kernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2")
     assert "a + b" in reduction.source([np.float32])
     with pytest.raises(ufunc.TargetError):

@@ -209,6 +209,56 @@ TEST_CASE("rtc: raw inputs are indexed by the body with a flat C-order index") {
                        ufunc::target_error);
 }
 
+TEST_CASE("rtc: raw outputs are written where the body chooses (scatters, histograms, half elements)") {
+  // Every output raw: the call's shape is the broadcast inputs'; the result is the caller's array.
+  ufunc::cuda::elementwise_kernel reverse("T x", "raw T y", "y[y.size() - 1 - i] = x;", "reverse_into");
+  const auto x = ufunc_test::sample_array<float>(1000, 5);
+  const auto y = ufunc::to_device(ufunc::zeros<float>({1000}));
+  const auto results = reverse.call(std::vector<ufunc::operand>{ufunc::to_device(x)}, {.out = {y}});
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].data() == y.data());
+  auto xs = x.to_vector<float>();
+  std::reverse(xs.begin(), xs.end());
+  CHECK(ufunc::to_host(y).to_vector<float>() == xs);
+
+  // where= leaves the bodies of unselected elements unrun.
+  const auto mask = ufunc::to_device(ufunc::asarray<bool>({true, false, true, false}));
+  const auto y4 = ufunc::to_device(ufunc::zeros<float>({4}));
+  (void)reverse(ufunc::to_device(ufunc::asarray<float>({1, 2, 3, 4})), {.out = {y4}, .where = mask});
+  CHECK(ufunc::to_host(y4).to_vector<float>() == std::vector<float>{0, 3, 0, 1});
+
+  // A histogram: atomics into a raw int32 output over a broadcast (2-d) input.
+  ufunc::cuda::elementwise_kernel histogram("T x", "raw int32 bins", "atomicAdd(&bins[(int)x % bins.size()], 1);",
+                                            "histogram");
+  const auto values = ufunc::asarray<std::int64_t>({0, 1, 1, 2, 2, 2, 7}).reshape({7, 1});
+  const auto bins = ufunc::to_device(ufunc::zeros<std::int32_t>({8}));
+  (void)histogram(ufunc::to_device(values).broadcast_to({7, 3}), {.out = {bins}});
+  CHECK(ufunc::to_host(bins).to_vector<std::int32_t>() == std::vector<std::int32_t>{3, 6, 9, 0, 0, 0, 0, 3});
+
+  // A raw output beside a broadcast one: both come back, in the parameters' order.
+  ufunc::cuda::elementwise_kernel both("T x", "T z, raw T total", "z = 2 * x; atomicAdd(&total[0], x);", "both");
+  const auto ints = ufunc::asarray<std::int32_t>({1, 2, 3, 4, 5});
+  const auto z = ufunc::to_device(ufunc::zeros<std::int32_t>({5})),
+             total = ufunc::to_device(ufunc::zeros<std::int32_t>({1}));
+  const auto out = both.call(std::vector<ufunc::operand>{ufunc::to_device(ints)}, {.out = {z, total}});
+  REQUIRE(out.size() == 2);
+  CHECK(ufunc::to_host(out[0]).to_vector<std::int32_t>() == std::vector<std::int32_t>{2, 4, 6, 8, 10});
+  CHECK(ufunc::to_host(out[1]).to_vector<std::int32_t>() == std::vector<std::int32_t>{15});
+
+  // float16 and bfloat16 elements of a raw output round once from the float the body assigns.
+  ufunc::cuda::elementwise_kernel triple("T x", "raw T y", "y[i] = x * 3;", "triple_into");
+  for (const auto type : {ufunc::float16, ufunc::bfloat16}) {
+    const auto h = ufunc_test::sample_array<float>(777, 3).astype(type);
+    const auto dest = ufunc::to_device(ufunc::zeros<float>({777}).astype(type));
+    (void)triple(ufunc::to_device(h), {.out = {dest}});
+    check_bits(dest, ufunc::multiply(h, 3, {.target = cuda}));
+  }
+
+  // A raw output on the host is refused: raw arrays are not copied.
+  CHECK_THROWS_WITH_AS((void)reverse(ufunc::to_device(x), {.out = {ufunc::zeros<float>({1000})}}),
+                       doctest::Contains("a raw array is on cpu"), ufunc::target_error);
+}
+
 TEST_CASE("rtc: a typo in the body is a compile_error that names the body's line") {
   ufunc::cuda::elementwise_kernel typo("T x", "T z", "z = x;\nz = x +* 2;", "typo");
   const auto x = ufunc::to_device(ufunc_test::sample_array<float>(10, 1));

@@ -217,8 +217,12 @@ TEST_CASE("numpy tables: type_signature::parse") {
       CHECK(ufunc::type_signature::parse(sig).str() == sig);
     }
 
-  for (const char* bad : {"", "ff", "ff-f", "ff->", "->", "ff->f->f", "fz->f", "ff->z", "gg->g",
-                          "float32,float33->float32", "float32,,float32->float32", "float128->float128"}) {
+  // No outputs is a signature (a ufunc may have none, as np.frompyfunc(f, 1, 0)); no inputs is not.
+  CHECK(ufunc::type_signature::parse("ff->").nout() == 0);
+  CHECK_THROWS_WITH_AS((void)ufunc::type_signature::parse("->f"), doctest::Contains("has no inputs"),
+                       ufunc::value_error);
+  for (const char* bad : {"", "ff", "ff-f", "->", "ff->f->f", "fz->f", "ff->z", "gg->g", "float32,float33->float32",
+                          "float32,,float32->float32", "float128->float128"}) {
     INFO("bad := '", str(bad), "'");
     CHECK_THROWS_AS((void)ufunc::type_signature::parse(bad), ufunc::value_error);
   }

@@ -295,7 +295,7 @@ TEST_CASE("elementwise_kernel without a GPU: parsed, its source inspectable, its
     const auto on_gpu = hyp(a, b, {.target = ufunc::target_id::cuda}).to_vector<float>();
     CHECK(on_gpu == std::vector<float>{5.0f, 5.0f});
   } catch (const ufunc::target_error& e) {
-    MESSAGE("no GPU here: " << e.what());
+    MESSAGE("no GPU here: " << std::string(e.what()));
   }
   CHECK(hyp.ufunc().types() == std::vector<std::string>{"ff->f"});  // the loop of the dtypes called so far
   // On a host target the loop says where it runs.
@@ -309,8 +309,6 @@ TEST_CASE("elementwise_kernel without a GPU: parsed, its source inspectable, its
   CHECK_THROWS_WITH_AS((void)hyp(a), doctest::Contains("takes 2 inputs, not 1"), ufunc::value_error);
   CHECK_THROWS_WITH_AS((void)hyp(a, b, {.signature = "ff->f"}), doctest::Contains("signature= and dtype= do not apply"),
                        ufunc::value_error);
-  CHECK_THROWS_WITH_AS(ufunc::cuda::elementwise_kernel("T x", "raw T z", "z[i] = x;", "k"),
-                       doctest::Contains("output z is raw; raw outputs are not supported"), ufunc::value_error);
   CHECK_THROWS_WITH_AS(ufunc::cuda::elementwise_kernel("raw T x", "T z", "z = x[i];", "k"),
                        doctest::Contains("needs at least one input that is not raw"), ufunc::value_error);
   CHECK_THROWS_WITH_AS(ufunc::cuda::elementwise_kernel("T x", "T z", "z = x;", "not a name"),
@@ -331,5 +329,34 @@ TEST_CASE("elementwise_kernel without a GPU: raw inputs bind placeholders, are n
   ufunc::cuda::elementwise_kernel typed("T x, raw int64 table", "T z", "z = x;", "typed");
   CHECK_THROWS_WITH_AS((void)typed(x, table),
                        doctest::Contains("raw parameter table is int64, its array int32 (raw arrays are not cast)"),
+                       ufunc::no_loop_error);
+}
+
+TEST_CASE("elementwise_kernel without a GPU: raw outputs are the caller's arrays, named in out=, never allocated") {
+  ufunc::cuda::elementwise_kernel reverse("T x", "raw T y", "y[y.size() - 1 - i] = x;", "reverse_into");
+  CHECK(reverse.ufunc().nin() == 1);
+  CHECK(reverse.ufunc().nout() == 0);  // every output raw: a ufunc run for the body's writes
+  const ufunc::array x = ufunc::full<float>({4}, 1.0f), y = ufunc::zeros<float>({4});
+  CHECK_THROWS_WITH_AS(
+      (void)reverse(x),
+      doctest::Contains("output y is raw; pass every output with out= (a raw output is never allocated"),
+      ufunc::value_error);
+  CHECK_THROWS_AS((void)reverse(x, {.out = {y}}), ufunc::target_error);  // no GPU or no cuda backend here
+  CHECK(reverse.ufunc().types() == std::vector<std::string>{"f->"});
+  CHECK(contains(reverse.source(std::vector<ufunc::dtype>{ufunc::float32}), "const _ufunc::raw<float> y"));
+  CHECK_THROWS_WITH_AS((void)reverse(x, {.out = {ufunc::zeros<double>({4})}}),
+                       doctest::Contains("placeholder T is float32 from x but float64 from y"), ufunc::no_loop_error);
+  CHECK_THROWS_WITH_AS((void)reverse(x, {.out = {y.as_readonly()}}), doctest::Contains("raw output y is read-only"),
+                       ufunc::value_error);
+
+  // A raw output beside a broadcast one: out= names both, in the parameters' order.
+  ufunc::cuda::elementwise_kernel both("T x", "T z, raw T total", "z = 2 * x; atomicAdd(&total[0], x);", "both");
+  CHECK(both.ufunc().nout() == 1);
+  CHECK_THROWS_WITH_AS((void)both.call(std::vector<ufunc::operand>{x}, {.out = {y}}),
+                       doctest::Contains("has 2 outputs, but out= names 1"), ufunc::value_error);
+  CHECK_THROWS_WITH_AS((void)both(x), doctest::Contains("output total is raw"), ufunc::value_error);
+  ufunc::cuda::elementwise_kernel typed("T x", "raw int64 count", "atomicAdd(&count[0], 1);", "typed_count");
+  CHECK_THROWS_WITH_AS((void)typed(x, {.out = {ufunc::zeros<std::int32_t>({1})}}),
+                       doctest::Contains("raw parameter count is int64, its array int32 (raw arrays are not cast)"),
                        ufunc::no_loop_error);
 }

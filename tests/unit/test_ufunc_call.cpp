@@ -466,6 +466,41 @@ TEST_CASE("ufunc call: loops registered, replaced or refused after calls are use
   CHECK(seen[1] == ufunc::int16);
 }
 
+TEST_CASE("ufunc call: a ufunc without outputs runs its loop for its effects, as np.frompyfunc(f, 1, 0)") {
+  // Its loop sums what it sees into a side buffer: every broadcast element once, where= too.
+  ufunc::function f("sum_into", 2, 0);
+  CHECK(f.nout() == 0);
+  static double total = 0;
+  ufunc::loop_entry e;
+  e.types = ufunc::type_signature({ufunc::float64, ufunc::float64}, {});
+  e.host = [](char* const* args, std::int64_t n, const std::int64_t* steps, const void*) {
+    for (std::int64_t k = 0; k < n; ++k)
+      total += *reinterpret_cast<const double*>(args[0] + k * steps[0]) *
+               *reinterpret_cast<const double*>(args[1] + k * steps[1]);
+  };
+  f.add_loop(e);
+  CHECK(f.types() == std::vector<std::string>{"dd->"});
+  const auto a = ufunc::asarray<double>({1, 2, 3});
+  const auto b = ufunc::asarray<double>({10, 100}).reshape({2, 1});
+  const ufunc::operand in[] = {a, b};
+  CHECK(f.call(in).empty());
+  CHECK(total == 6 * 10 + 6 * 100);
+  total = 0;
+  const auto mask = ufunc::asarray<bool>({true, false, true});
+  CHECK(f.call(in, {.where = mask}).empty());
+  CHECK(total == 4 * 10 + 4 * 100);
+  // Integers cast to the loop's float64; a scalar broadcasts.
+  total = 0;
+  const ufunc::operand mixed[] = {ufunc::asarray<int>({1, 2}), 0.5};
+  (void)f.call(mixed);
+  CHECK(total == 1.5);
+  CHECK_THROWS_WITH_AS((void)f(a, b), doctest::Contains("has 0 outputs; use call()"), ufunc::value_error);
+  CHECK_THROWS_WITH_AS((void)f.call(in, {.out = {a}}), doctest::Contains("has 0 outputs, but out= names 1"),
+                       ufunc::value_error);
+  CHECK_THROWS_AS((void)f.call(in, {.signature = "dd->d"}), ufunc::value_error);
+  CHECK_THROWS_AS((void)ufunc::function("no_inputs", 0, 1), ufunc::value_error);
+}
+
 TEST_CASE("ufunc call: calls that differ only in a Python scalar's value or kind resolve as before") {
   // The cache keys on each scalar's kind and on the dtype it promotes to; a value that
   // does not fit the arrays' dtype is resolved every time (NumPy 2's value-based cases).

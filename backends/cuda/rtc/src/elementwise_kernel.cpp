@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -41,14 +42,26 @@ struct loop_state {
 
 }  // namespace
 
+// What a call's arguments resolve to, found again by their dtypes (argument_key, which
+// covers the raw arrays' dtypes too, checked once): the loop's signature.
+struct elementwise_kernel::resolved_call {
+  std::string signature;
+};
+
+struct elementwise_kernel::call_cache {
+  std::map<std::string, resolved_call, std::less<>> by_arguments;
+};
+
 struct elementwise_kernel::state {
   std::string name;
   rtc::parameter_list params;
   std::string operation;
   kernel_options options;
   function f;
+  bool raw_inputs = false, raw_outputs = false;
   mutable std::mutex mutex;
   mutable std::set<std::string> compiled;  // signatures with a loop in f
+  std::unique_ptr<call_cache> cache = std::make_unique<call_cache>();
 
   state(std::string_view in_params, std::string_view out_params, std::string_view op, std::string_view n,
         kernel_options o)
@@ -56,14 +69,12 @@ struct elementwise_kernel::state {
         params(checked(rtc::parse_parameters(in_params, out_params), n)),
         operation(op),
         options(std::move(o)),
-        f(std::string(n), count_broadcast(params, false), count_broadcast(params, true)) {}
+        f(std::string(n), count_broadcast(params, false), count_broadcast(params, true)) {
+    for (const auto& q : params.params) (q.output ? raw_outputs : raw_inputs) |= q.raw;
+  }
 
   // What the ufunc behind the kernel cannot take, said in the kernel's terms.
   static rtc::parameter_list checked(rtc::parameter_list p, std::string_view name) {
-    for (const auto& q : p.params)
-      if (q.raw && q.output)
-        throw value_error("elementwise_kernel " + std::string(name) + ": output " + q.name +
-                          " is raw; raw outputs are not supported (raw inputs are)");
     if (count_broadcast(p, false) == 0)
       throw value_error("elementwise_kernel " + std::string(name) +
                         ": needs at least one input that is not raw (the broadcast inputs give the call its shape)");
@@ -150,7 +161,84 @@ elementwise_kernel::elementwise_kernel(std::string_view in_params, std::string_v
     throw value_error("elementwise_kernel: the name \"" + std::string(name) + "\" is not a C identifier");
 }
 
+namespace {
+
+// One byte per argument: its dtype's id + 1, 0 for a scalar (scalars bind no placeholder),
+// then one per given output. Short enough to stay in std::string's own buffer, so a call
+// whose dtypes were seen before allocates nothing to find them.
+std::string argument_key(std::span<const operand> inputs, const out_arrays& outs) {
+  std::string key(inputs.size() + outs.size(), '\0');
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    if (!inputs[k].is_scalar()) key[k] = static_cast<char>(static_cast<int>(inputs[k].as_array().type().type_id()) + 1);
+  for (std::size_t k = 0; k < outs.size(); ++k)
+    key[inputs.size() + k] = static_cast<char>(static_cast<int>(outs[k].type().type_id()) + 1);
+  return key;
+}
+
+}  // namespace
+
+// The signature the arguments resolve to, its loop compiled (registered in f) at the first
+// call that needs it. Under s.mutex.
+const elementwise_kernel::resolved_call& elementwise_kernel::resolve(std::span<const operand> inputs,
+                                                                     const out_arrays& outs) const {
+  auto& s = *state_;
+  auto key = argument_key(inputs, outs);
+  if (const auto it = s.cache->by_arguments.find(key); it != s.cache->by_arguments.end()) return it->second;
+  std::vector<std::optional<dtype>> types;
+  for (const auto& in : inputs) types.push_back(in.is_scalar() ? std::nullopt : std::optional(in.as_array().type()));
+  for (const auto& out : outs) types.push_back(out.type());
+  const auto bound = rtc::bind_placeholders(s.params, types);
+  resolved_call r;
+  for (std::size_t k = 0; k < s.params.params.size(); ++k) {
+    const auto& param = s.params.params[k];
+    if (!param.raw || k >= types.size()) continue;
+    const dtype want = rtc::parameter_type(s.params, int(k), bound);
+    if (types[k] != want)
+      throw no_loop_error("elementwise_kernel " + s.name + ": raw parameter " + param.name + " is " +
+                          std::string(want.name()) + ", its array " + std::string(types[k]->name()) +
+                          " (raw arrays are not cast)");
+  }
+  const type_signature sig = s.signature(bound);
+  r.signature = sig.str();
+  if (s.compiled.count(r.signature) == 0) {
+    auto program = rtc::elementwise_source(s.params, bound, s.operation, s.name, s.options.preamble);
+    std::vector<std::string> compile_options;
+    std::vector<rtc::header> headers;
+    if (program.library_headers) {  // float16 / bfloat16: the library's own types
+      compile_options = rtc::library_header_options();
+      headers = rtc::library_headers();
+    }
+    compile_options.insert(compile_options.end(), s.options.compile_options.begin(), s.options.compile_options.end());
+    auto loop = rtc::make_generated_loop(s.name, std::move(program), std::move(compile_options), std::move(headers));
+    auto state = std::make_shared<loop_state>();
+    state->loop = loop;
+    state->node = s.fused_node(bound, sig);
+    loop_entry e;
+    e.types = sig;
+    e.host = &host_refuses;
+    e.host_data = loop.get();
+    rtc::attach_device(e, loop);
+    if (!state->node.op.empty()) {
+      e.source_op = state->node.op.c_str();
+      e.source_preamble = state->node.preamble.c_str();
+    }
+    e.keepalive = state;
+    s.f.add_loop(std::move(e));
+    s.compiled.insert(r.signature);
+  }
+  return s.cache->by_arguments.emplace(std::move(key), std::move(r)).first->second;
+}
+
 std::vector<array> elementwise_kernel::call(std::span<const operand> inputs, const call_options& options) const {
+  std::vector<array> results;
+  run(inputs, options, &results);
+  return results;
+}
+
+// The call; the outputs go to `all` (every output, in the parameters' order), or the first
+// is returned where `all` is null (operator(), which then makes no vector).
+array elementwise_kernel::run(std::span<const operand> inputs, const call_options& options,
+                              std::vector<array>* all) const {
   auto& s = *state_;
   if (static_cast<int>(inputs.size()) != s.params.nin)
     throw value_error("elementwise_kernel " + s.name + " takes " + std::to_string(s.params.nin) + " inputs, not " +
@@ -158,85 +246,93 @@ std::vector<array> elementwise_kernel::call(std::span<const operand> inputs, con
   if (!options.signature.empty() || options.dtype)
     throw value_error("elementwise_kernel " + s.name +
                       ": signature= and dtype= do not apply; the dtypes come from the arguments' placeholders");
-  // Raw inputs go to the kernel as they are; the others are the ufunc's operands.
-  std::vector<std::optional<dtype>> types;
-  std::vector<operand> broadcast;
-  std::vector<array> raw;
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const auto& param = s.params.params[k];
-    const operand& in = inputs[k];
-    types.push_back(in.is_scalar() ? std::nullopt : std::optional(in.as_array().type()));
-    if (!param.raw) {
-      broadcast.push_back(in);
-      continue;
-    }
-    if (in.is_scalar())
-      throw value_error("elementwise_kernel " + s.name + ": raw parameter " + param.name +
+  // A raw output's shape is the body's to choose, so it is never allocated: with one,
+  // out= names every output (CuPy refuses the call without them too).
+  const int nout = s.params.nout;
+  if (!options.out.empty() && static_cast<int>(options.out.size()) != nout)
+    throw value_error("elementwise_kernel " + s.name + " has " + std::to_string(nout) + " outputs, but out= names " +
+                      std::to_string(options.out.size()));
+  if (options.out.empty() && s.raw_outputs)
+    for (int k = 0; k < nout; ++k)
+      if (const auto& q = s.params.params[std::size_t(s.params.nin + k)]; q.raw)
+        throw value_error("elementwise_kernel " + s.name + ": output " + q.name +
+                          " is raw; pass every output with out= (a raw output is never allocated: its shape is the "
+                          "body's to choose)");
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    if (s.params.params[k].raw && inputs[k].is_scalar())
+      throw value_error("elementwise_kernel " + s.name + ": raw parameter " + s.params.params[k].name +
                         " needs an array, not a scalar");
-    raw.push_back(in.as_array());
-  }
-  for (const auto& out : options.out) types.push_back(out.type());
-  const auto bound = rtc::bind_placeholders(s.params, types);
-  for (std::size_t k = 0, r = 0; k < inputs.size(); ++k)
-    if (s.params.params[k].raw) {
-      const dtype want = rtc::parameter_type(s.params, int(k), bound);
-      if (raw[r].type() != want)
-        throw no_loop_error("elementwise_kernel " + s.name + ": raw parameter " + s.params.params[k].name + " is " +
-                            std::string(want.name()) + ", its array " + std::string(raw[r].type().name()) +
-                            " (raw arrays are not cast)");
-      ++r;
-    }
-  const type_signature sig = s.signature(bound);
-  const std::string text = sig.str();
+  const resolved_call* r = nullptr;
   {
     const std::lock_guard<std::mutex> lock(s.mutex);
-    if (s.compiled.count(text) == 0) {
-      auto program = rtc::elementwise_source(s.params, bound, s.operation, s.name, s.options.preamble);
-      std::vector<std::string> compile_options;
-      std::vector<rtc::header> headers;
-      if (program.library_headers) {  // float16 / bfloat16: the library's own types
-        compile_options = rtc::library_header_options();
-        headers = rtc::library_headers();
-      }
-      compile_options.insert(compile_options.end(), s.options.compile_options.begin(), s.options.compile_options.end());
-      auto loop = rtc::make_generated_loop(s.name, std::move(program), std::move(compile_options), std::move(headers));
-      auto state = std::make_shared<loop_state>();
-      state->loop = loop;
-      state->node = s.fused_node(bound, sig);
-      loop_entry e;
-      e.types = sig;
-      e.host = &host_refuses;
-      e.host_data = loop.get();
-      rtc::attach_device(e, loop);
-      if (!state->node.op.empty()) {
-        e.source_op = state->node.op.c_str();
-        e.source_preamble = state->node.preamble.c_str();
-      }
-      e.keepalive = state;
-      s.f.add_loop(std::move(e));
-      s.compiled.insert(text);
-    }
+    r = &resolve(inputs, options.out);  // entries are never removed: r outlives the lock
   }
   call_options o = options;
-  o.signature = text;
+  o.signature = r->signature;
   if (!o.target) o.target = target_id::cuda;
-  const rtc::raw_arguments_scope scope(raw.empty() ? nullptr : &raw);
-  return s.f.call(broadcast, o);
+  if (!s.raw_inputs && !s.raw_outputs) {
+    if (all != nullptr) {
+      *all = s.f.call(inputs, o);
+      return {};
+    }
+    if (s.f.nout() == 1) switch (inputs.size()) {
+        case 1:
+          return s.f(inputs[0], o);
+        case 2:
+          return s.f(inputs[0], inputs[1], o);
+        case 3:
+          return s.f(inputs[0], inputs[1], inputs[2], o);
+        default:
+          break;
+      }
+    return s.f.call(inputs, o).front();
+  }
+  // Raw arguments go to the kernel as they are (raw inputs, then raw outputs, as in the
+  // kernel's parameter list); the others are the ufunc's operands.
+  std::vector<operand> broadcast;
+  std::vector<array> raw;
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    if (s.params.params[k].raw)
+      raw.push_back(inputs[k].as_array());
+    else
+      broadcast.push_back(inputs[k]);
+  o.out.clear();
+  for (int k = 0; k < static_cast<int>(options.out.size()); ++k) {
+    const array& out = options.out[std::size_t(k)];
+    const auto& param = s.params.params[std::size_t(s.params.nin + k)];
+    if (!param.raw) {
+      o.out.push_back(out);
+      continue;
+    }
+    if (!out.writeable())
+      throw value_error("elementwise_kernel " + s.name + ": raw output " + param.name + " is read-only");
+    raw.push_back(out);
+  }
+  const rtc::raw_arguments_scope scope(&raw);
+  auto computed = s.f.call(broadcast, o);
+  // Every output in the parameters' order: the raw ones are the caller's arrays.
+  std::vector<array> results;
+  for (int k = 0, c = 0; k < nout; ++k)
+    results.push_back(s.params.params[std::size_t(s.params.nin + k)].raw ? options.out[std::size_t(k)]
+                                                                         : computed[std::size_t(c++)]);
+  if (all == nullptr) return results.front();
+  *all = std::move(results);
+  return {};
 }
 
 array elementwise_kernel::operator()(const operand& a, const call_options& options) const {
-  return call(std::span<const operand>(&a, 1), options).front();
+  return run(std::span<const operand>(&a, 1), options, nullptr);
 }
 
 array elementwise_kernel::operator()(const operand& a, const operand& b, const call_options& options) const {
   const operand in[] = {a, b};
-  return call(in, options).front();
+  return run(in, options, nullptr);
 }
 
 array elementwise_kernel::operator()(const operand& a, const operand& b, const operand& c,
                                      const call_options& options) const {
   const operand in[] = {a, b, c};
-  return call(in, options).front();
+  return run(in, options, nullptr);
 }
 
 const function& elementwise_kernel::ufunc() const noexcept { return state_->f; }

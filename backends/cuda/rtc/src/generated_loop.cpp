@@ -1,6 +1,7 @@
 #include <ufunc/backends/cuda/rtc/generated_loop.hpp>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -34,6 +35,10 @@ struct generated_loop {
   };
   std::mutex mutex;
   std::map<int, on_device> devices;  // by device ordinal
+  // The loaded functions of the first devices again, read without the lock: a launch is a
+  // few microseconds, and a lock per launch was a measurable part of it.
+  static constexpr int fast_devices = 8;
+  std::array<std::array<std::atomic<detail::cu_function>, 2 * dim_buckets>, fast_devices> loaded{};
 };
 
 namespace {
@@ -58,6 +63,9 @@ static_assert(sizeof(raw_parameter) == 8 * (3 + 64 + 64));
 // Instantiation `which` (elementwise_program::name_expressions' order) of `loop` on device
 // `ordinal`, the call's device, whose primary context the cuda backend has made current.
 detail::cu_function function_on_device(generated_loop& loop, int ordinal, std::size_t which) {
+  const bool fast = ordinal >= 0 && ordinal < generated_loop::fast_devices;
+  if (fast)
+    if (const auto f = loop.loaded[std::size_t(ordinal)][which].load(std::memory_order_acquire)) return f;
   const std::lock_guard<std::mutex> lock(loop.mutex);
   auto& d = loop.devices[ordinal];
   if (d.functions[which] != nullptr) return d.functions[which];
@@ -78,6 +86,7 @@ detail::cu_function function_on_device(generated_loop& loop, int ordinal, std::s
   detail::cu_function function = nullptr;
   detail::check_driver(cu.module_get_function(&function, module, names.front().c_str()), "cuModuleGetFunction");
   d.functions[which] = function;
+  if (fast) loop.loaded[std::size_t(ordinal)][which].store(function, std::memory_order_release);
   return function;
 }
 

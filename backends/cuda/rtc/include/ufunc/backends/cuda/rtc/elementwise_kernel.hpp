@@ -17,7 +17,15 @@
 // Raw inputs ("raw T table") are passed as they are, not broadcast: the body indexes them
 // with a flat C-order index (table[i % table.size()]); they must be device arrays of
 // exactly their parameter's dtype (no_loop_error otherwise; raw arrays are not cast) on
-// the call's GPU. Raw outputs are not supported (value_error).
+// the call's GPU. Raw outputs ("raw T y") are the caller's arrays, written where the body
+// chooses (scatters, histograms with atomicAdd): a call with one names every output in out=
+// (a raw output is never allocated), and gets them all back in the parameters' order. The
+// call's shape is the broadcast parameters' alone; a kernel whose outputs are all raw is a
+// ufunc without outputs (nout() == 0). As in CuPy, nothing orders the threads' writes to a
+// raw output, and no overlap check covers it.
+//
+//   ufunc::cuda::elementwise_kernel histogram("T x", "raw int32 bins", "atomicAdd(&bins[(int)x], 1);", "hist");
+//   histogram(values_dev, {.out = {bins_dev}});
 #pragma once
 
 #include <memory>
@@ -60,6 +68,10 @@ class elementwise_kernel {
   struct state;
 
  private:
+  struct call_cache;
+  struct resolved_call;
+  array run(std::span<const operand> inputs, const call_options& options, std::vector<array>* all) const;
+  const resolved_call& resolve(std::span<const operand> inputs, const out_arrays& outs) const;
   std::shared_ptr<state> state_;
 };
 
