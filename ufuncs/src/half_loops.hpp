@@ -169,21 +169,52 @@ UFUNC_ALWAYS_INLINE wide_register load_lanes(const char* p) {
 #endif
 }
 
+// The 32-bit integer lanes of a register, the operations bfloat16_lanes needs.
+struct integer_lanes {
+#if defined(UFUNC_ARCH_AVX512BW)
+  using bits = __m512i;
+  static bits splat(int v) { return _mm512_set1_epi32(v); }
+  static bits add(bits a, bits b) { return _mm512_add_epi32(a, b); }
+  static bits bit_and(bits a, bits b) { return _mm512_and_si512(a, b); }
+  static bits bit_or(bits a, bits b) { return _mm512_or_si512(a, b); }
+  static bits high_half(bits a) { return _mm512_srli_epi32(a, 16); }
+  // yes where x > limit (unsigned), else no
+  static bits above(bits x, int limit, bits yes, bits no) {
+    return _mm512_mask_blend_epi32(_mm512_cmpgt_epu32_mask(x, splat(limit)), no, yes);
+  }
+#else
+  using bits = __m256i;
+  static bits splat(int v) { return _mm256_set1_epi32(v); }
+  static bits add(bits a, bits b) { return _mm256_add_epi32(a, b); }
+  static bits bit_and(bits a, bits b) { return _mm256_and_si256(a, b); }
+  static bits bit_or(bits a, bits b) { return _mm256_or_si256(a, b); }
+  static bits high_half(bits a) { return _mm256_srli_epi32(a, 16); }
+  // A signed comparison is right here: bfloat16_lanes compares values below 2^31.
+  static bits above(bits x, int limit, bits yes, bits no) {
+    return _mm256_blendv_epi8(no, yes, _mm256_cmpgt_epi32(x, splat(limit)));
+  }
+#endif
+};
+
+// bfloat16_bits::from_float_bits (core/bfloat16.hpp) on every lane, as narrow's scalar loop
+// computes it: ties to even, a NaN to the quiet NaN with its sign. The bfloat16 bits come
+// back in the lanes' low halves.
+UFUNC_ALWAYS_INLINE integer_lanes::bits bfloat16_lanes(integer_lanes::bits f) {
+  using L = integer_lanes;
+  const auto top = L::high_half(f);
+  const auto rounded = L::high_half(L::add(L::add(f, L::splat(0x7fff)), L::bit_and(top, L::splat(1))));
+  const auto quiet = L::bit_or(L::bit_and(top, L::splat(0x8000)), L::splat(0x7fc0));
+  return L::above(L::bit_and(f, L::splat(0x7fffffff)), 0x7f800000, quiet, rounded);
+}
+
 template <class T, bool Stream = false>
 UFUNC_ALWAYS_INLINE void store_lanes(char* p, wide_register v) {
 #if defined(UFUNC_ARCH_AVX512BW)
   __m256i h;
   if constexpr (std::is_same_v<T, float16_t>) {
     h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
-  } else {  // bfloat16_t(float), lane by lane: ties to even, a NaN to the quiet NaN with its sign
-    const __m512i f = _mm512_castps_si512(v), top = _mm512_srli_epi32(f, 16);
-    const __m512i rounded = _mm512_srli_epi32(
-        _mm512_add_epi32(_mm512_add_epi32(f, _mm512_set1_epi32(0x7fff)), _mm512_and_si512(top, _mm512_set1_epi32(1))),
-        16);
-    const __mmask16 nan =
-        _mm512_cmpgt_epu32_mask(_mm512_and_si512(f, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
-    const __m512i quiet = _mm512_or_si512(_mm512_and_si512(top, _mm512_set1_epi32(0x8000)), _mm512_set1_epi32(0x7fc0));
-    h = _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet));
+  } else {
+    h = _mm512_cvtepi32_epi16(bfloat16_lanes(_mm512_castps_si512(v)));
   }
   if constexpr (Stream)
     _mm256_stream_si256(reinterpret_cast<__m256i*>(p), h);
@@ -194,15 +225,7 @@ UFUNC_ALWAYS_INLINE void store_lanes(char* p, wide_register v) {
   if constexpr (std::is_same_v<T, float16_t>) {
     h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
   } else {
-    const __m256i f = _mm256_castps_si256(v), top = _mm256_srli_epi32(f, 16);
-    const __m256i rounded = _mm256_srli_epi32(
-        _mm256_add_epi32(_mm256_add_epi32(f, _mm256_set1_epi32(0x7fff)), _mm256_and_si256(top, _mm256_set1_epi32(1))),
-        16);
-    // |f| > infinity's bits: a signed comparison is right, both sides being below 2^31.
-    const __m256i nan =
-        _mm256_cmpgt_epi32(_mm256_and_si256(f, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-    const __m256i quiet = _mm256_or_si256(_mm256_and_si256(top, _mm256_set1_epi32(0x8000)), _mm256_set1_epi32(0x7fc0));
-    const __m256i r = _mm256_blendv_epi8(rounded, quiet, nan);  // 32-bit lanes below 2^16: packus keeps them
+    const __m256i r = bfloat16_lanes(_mm256_castps_si256(v));  // lanes below 2^16: packus keeps them
     h = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08));
   }
   if constexpr (Stream)

@@ -94,7 +94,8 @@ class result_list;
 class function {
  public:
   /// A ufunc with no loops yet. `identity` is what reduce starts from (NumPy's
-  /// ufunc.identity), or empty for none.
+  /// ufunc.identity), or empty for none. `nout` may be 0, as NumPy allows: a ufunc run
+  /// for its loop's effects (call() returns no arrays; operator() refuses).
   function(std::string name, int nin, int nout, std::optional<weak_scalar> identity = {}, std::string doc = {});
 
   [[nodiscard]] const std::string& name() const noexcept;
