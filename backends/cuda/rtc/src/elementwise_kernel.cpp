@@ -42,16 +42,6 @@ struct loop_state {
 
 }  // namespace
 
-// What a call's arguments resolve to, found again by their dtypes (argument_key, which
-// covers the raw arrays' dtypes too, checked once): the loop's signature.
-struct elementwise_kernel::resolved_call {
-  std::string signature;
-};
-
-struct elementwise_kernel::call_cache {
-  std::map<std::string, resolved_call, std::less<>> by_arguments;
-};
-
 struct elementwise_kernel::state {
   std::string name;
   rtc::parameter_list params;
@@ -61,7 +51,9 @@ struct elementwise_kernel::state {
   bool raw_inputs = false, raw_outputs = false;
   mutable std::mutex mutex;
   mutable std::set<std::string> compiled;  // signatures with a loop in f
-  std::unique_ptr<call_cache> cache = std::make_unique<call_cache>();
+  // The signature each combination of argument dtypes resolved to (argument_key, which
+  // covers the raw arrays' dtypes too, checked once).
+  mutable std::map<std::string, std::string> signature_of;
 
   state(std::string_view in_params, std::string_view out_params, std::string_view op, std::string_view n,
         kernel_options o)
@@ -179,16 +171,14 @@ std::string argument_key(std::span<const operand> inputs, const out_arrays& outs
 
 // The signature the arguments resolve to, its loop compiled (registered in f) at the first
 // call that needs it. Under s.mutex.
-const elementwise_kernel::resolved_call& elementwise_kernel::resolve(std::span<const operand> inputs,
-                                                                     const out_arrays& outs) const {
+const std::string& elementwise_kernel::resolve(std::span<const operand> inputs, const out_arrays& outs) const {
   auto& s = *state_;
   auto key = argument_key(inputs, outs);
-  if (const auto it = s.cache->by_arguments.find(key); it != s.cache->by_arguments.end()) return it->second;
+  if (const auto it = s.signature_of.find(key); it != s.signature_of.end()) return it->second;
   std::vector<std::optional<dtype>> types;
   for (const auto& in : inputs) types.push_back(in.is_scalar() ? std::nullopt : std::optional(in.as_array().type()));
   for (const auto& out : outs) types.push_back(out.type());
   const auto bound = rtc::bind_placeholders(s.params, types);
-  resolved_call r;
   for (std::size_t k = 0; k < s.params.params.size(); ++k) {
     const auto& param = s.params.params[k];
     if (!param.raw || k >= types.size()) continue;
@@ -199,8 +189,8 @@ const elementwise_kernel::resolved_call& elementwise_kernel::resolve(std::span<c
                           " (raw arrays are not cast)");
   }
   const type_signature sig = s.signature(bound);
-  r.signature = sig.str();
-  if (s.compiled.count(r.signature) == 0) {
+  std::string text = sig.str();
+  if (s.compiled.count(text) == 0) {
     auto program = rtc::elementwise_source(s.params, bound, s.operation, s.name, s.options.preamble);
     std::vector<std::string> compile_options;
     std::vector<rtc::header> headers;
@@ -224,9 +214,9 @@ const elementwise_kernel::resolved_call& elementwise_kernel::resolve(std::span<c
     }
     e.keepalive = state;
     s.f.add_loop(std::move(e));
-    s.compiled.insert(r.signature);
+    s.compiled.insert(text);
   }
-  return s.cache->by_arguments.emplace(std::move(key), std::move(r)).first->second;
+  return s.signature_of.emplace(std::move(key), std::move(text)).first->second;
 }
 
 std::vector<array> elementwise_kernel::call(std::span<const operand> inputs, const call_options& options) const {
@@ -262,13 +252,13 @@ array elementwise_kernel::run(std::span<const operand> inputs, const call_option
     if (s.params.params[k].raw && inputs[k].is_scalar())
       throw value_error("elementwise_kernel " + s.name + ": raw parameter " + s.params.params[k].name +
                         " needs an array, not a scalar");
-  const resolved_call* r = nullptr;
+  const std::string* signature = nullptr;
   {
     const std::lock_guard<std::mutex> lock(s.mutex);
-    r = &resolve(inputs, options.out);  // entries are never removed: r outlives the lock
+    signature = &resolve(inputs, options.out);  // entries are never removed: it outlives the lock
   }
   call_options o = options;
-  o.signature = r->signature;
+  o.signature = *signature;
   if (!o.target) o.target = target_id::cuda;
   if (!s.raw_inputs && !s.raw_outputs) {
     if (all != nullptr) {

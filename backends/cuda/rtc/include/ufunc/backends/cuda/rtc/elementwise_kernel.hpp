@@ -68,10 +68,8 @@ class elementwise_kernel {
   struct state;
 
  private:
-  struct call_cache;
-  struct resolved_call;
   array run(std::span<const operand> inputs, const call_options& options, std::vector<array>* all) const;
-  const resolved_call& resolve(std::span<const operand> inputs, const out_arrays& outs) const;
+  const std::string& resolve(std::span<const operand> inputs, const out_arrays& outs) const;
   std::shared_ptr<state> state_;
 };
 
