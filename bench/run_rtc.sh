@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run-time kernels against CuPy on the GPU machine (issue 18): compile times cold (empty cache
 # folders), warm (the same folders, a new process), hot; elementwise_kernel add against the
-# built-in add and CuPy's ElementwiseKernel. Writes $OUT/rtc.csv (or build/gpu/rtc.csv).
+# built-in add, cub (bench/cub_peers.cu) and CuPy's ElementwiseKernel. Writes $OUT/rtc.csv (or build/gpu/rtc.csv).
 #   BUILD_DIR=build/gpu bash bench/run_rtc.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,5 +17,6 @@ trap 'rm -rf "$ours" "$theirs"' EXIT
     CUPY_CACHE_DIR="$theirs" python3 bench/rtc_cupy.py compile | tail -n +2 | sed "s/$/,$run/"
   done
   "$build/bench/rtc_bench" add sum | tail -n +2 | sed 's/$/,-/'
+  "$build/bench/cub_peers" | sed 's/$/,-/'
   python3 bench/rtc_cupy.py add sum | tail -n +2 | sed 's/$/,-/'
 } | tee "$out/rtc.csv"

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
@@ -309,6 +310,42 @@ TEST_CASE("rtc module: PyCUDA's doublify and a template kernel launched by name,
   CHECK(ufunc::to_host(a).to_vector<float>() == ufunc::multiply(host, 2.0f).to_vector<float>());  // untouched
 }
 
+// Generated kernels, and module kernels launched with programmatic_dependent_launch, may be
+// scheduled while the stream's previous kernel runs (sm_90 and later): each must wait for it
+// before it reads. Chains where every call reads what the one before wrote (in place, across
+// blocks, a sum after each step) would lose steps if a kernel started reading early.
+TEST_CASE("rtc: dependent launches keep the stream's order (in-place chains, module kernels, sums between)") {
+  const std::int64_t n = std::int64_t{1} << 20;
+  ufunc::cuda::elementwise_kernel increment("T x", "T y", "y = x + 1", "increment");
+  ufunc::cuda::reduction_kernel sum("T x", "T y", "x", "a + b", "y = a", "0", "sum_all");
+  auto a = ufunc::to_device(ufunc::zeros<float>({n}));
+  for (int k = 1; k <= 24; ++k) {
+    increment(a, {.out = {a}});
+    increment(a, {.out = {a}});
+    CHECK(ufunc::to_host(sum(a)).item<float>() == static_cast<float>(2 * k * n));
+  }
+  const auto host = ufunc::to_host(a).to_vector<float>();
+  CHECK(std::all_of(host.begin(), host.end(), [](float v) { return v == 48.0f; }));
+  ufunc::cuda::module m(R"(
+    extern "C" __global__ void mirror_step(float* out, const float* in, int n) {
+      asm volatile("griddepcontrol.wait;" ::: "memory");
+      asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+      const int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) out[i] = in[n - 1 - i] + 1;  // another block's element
+    })",
+                        {.name = "dependent"});
+  auto b = ufunc::to_device(ufunc::zeros<float>({n}));
+  auto c = ufunc::to_device(ufunc::zeros<float>({n}));
+  const auto step = m.function("mirror_step");
+  const unsigned blocks = static_cast<unsigned>(n / 256);
+  for (int k = 0; k < 32; ++k) {
+    step.launch({blocks}, {256}, {c, b, static_cast<int>(n)}, {.programmatic_dependent_launch = true});
+    step.launch({blocks}, {256}, {b, c, static_cast<int>(n)}, {.programmatic_dependent_launch = true});
+  }
+  const auto stepped = ufunc::to_host(b).to_vector<float>();
+  CHECK(std::all_of(stepped.begin(), stepped.end(), [](float v) { return v == 64.0f; }));
+}
+
 TEST_CASE("rtc reduction_kernel: CuPy's l2norm over every axis and per row, a dot product, an empty reduction") {
   ufunc::cuda::reduction_kernel l2norm("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm");
   const auto host = ufunc_test::sample_array<double>(300 * 7, 5).reshape({300, 7});
@@ -341,6 +378,33 @@ TEST_CASE("rtc reduction_kernel: CuPy's l2norm over every axis and per row, a do
         std::vector<float>(3, static_cast<float>((1 << 20) + 3)));
   const auto square = ufunc::to_device(ufunc::full<float>({1024, 2048}, 1.0f));
   CHECK(ufunc::to_host(count(square.transpose())).item<float>() == static_cast<float>(1 << 21));
+  // The vector path's parts take tiles (4096 int32 elements) in turn, and one part the partial
+  // tile and the elements after the last whole vector: exact int32 sums of sizes around a
+  // tile, over every axis and per row (rows of whole vectors, many parts each).
+  ufunc::cuda::reduction_kernel isum("T x", "T y", "x", "a + b", "y = a", "0", "isum");
+  const auto small_ints = [](std::int64_t n) {
+    auto a = ufunc::empty<std::int32_t>({n});
+    for (std::int64_t k = 0; k < n; ++k) a.data()[k] = static_cast<std::int32_t>((k * 7919) % 2001 - 1000);
+    return a;
+  };
+  for (const std::int64_t n : {1, 3, 4095, 4096, 4100, 4096 * 9 + 1003, (1 << 21) + 4097}) {
+    CAPTURE(n);
+    const auto h = small_ints(n);
+    const auto hv = h.to_vector<std::int32_t>();
+    std::int64_t want = 0;
+    for (const auto e : hv) want += e;
+    CHECK(ufunc::to_host(isum(ufunc::to_device(h))).item<std::int32_t>() == want);
+  }
+  const std::int64_t row = 4096 * 40 + 12;
+  const auto table = small_ints(5 * row).reshape({5, row});
+  const auto tv = table.to_vector<std::int32_t>();
+  const auto per_row = ufunc::to_host(isum(ufunc::to_device(table), {.axis = {1}})).to_vector<std::int32_t>();
+  REQUIRE(per_row.size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    std::int64_t want = 0;
+    for (std::int64_t j = 0; j < row; ++j) want += tv[i * std::size_t(row) + std::size_t(j)];
+    CHECK(per_row[i] == want);
+  }
   CHECK(ufunc::to_host(count(square.transpose(), {.axis = {1}})).to_vector<float>() ==
         std::vector<float>(2048, 1024.0f));
   // Two inputs broadcast together: a dot product per column.

@@ -69,6 +69,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   rtc::elementwise_program program;
   if (!fuzz::accepted([&] { program = rtc::elementwise_source(p, bound, body, "fuzzed", ""); })) return 0;
   fuzz::require(program.source.find(body) != std::string::npos, "elementwise_source: the body is missing");
+  // Each broadcast operand's element size, then the mask's: the strides of the contiguous instantiation.
+  fuzz::require(program.operand_bytes.size() == static_cast<std::size_t>(program.broadcast_operands) + 1 &&
+                    program.operand_bytes.back() == 1,
+                "elementwise_source: operand_bytes does not list every broadcast operand and the mask");
   fuzz::require(program.source.find('\0') == std::string::npos || body.find('\0') != std::string::npos,
                 "elementwise_source: a NUL byte in the source");
   for (const auto& param : p.params)

@@ -118,8 +118,15 @@ TEST_CASE("rtc source: declarations per parameter, placeholders as types, the bo
   CHECK(contains(s.source, "#include <cuda/std/complex>"));
   CHECK(contains(s.source, "#line 1 \"lookup\"\nz = x + table[i % 3];\n"));
   CHECK(contains(s.source, "__device__ int helper()"));
-  CHECK(s.name_expressions.size() == 8);
-  CHECK(s.name_expressions.front() == "_ufunc_elementwise<1, false>");
+  // Launched as dependent launches on sm_90 and later: the kernel's first statement waits for
+  // the stream's previous kernel, before any load.
+  const auto wait = s.source.find("griddepcontrol.wait;");
+  REQUIRE(wait != std::string::npos);
+  CHECK(wait > s.source.find("_ufunc_elementwise("));
+  CHECK(wait < s.source.find("_off[_u][_a] = 0;"));
+  CHECK(s.name_expressions.size() == 10);
+  CHECK(s.name_expressions.front() == "_ufunc_elementwise<0, false>");  // one contiguous dimension
+  CHECK(s.operand_bytes == std::vector<long long>{8, 8, 8, 1, 1});      // x, c, z, m (table is raw), the mask
   CHECK(s.name_expressions.back() == "_ufunc_elementwise<64, true>");
   // Real-only kernels do not pull in libcu++.
   const auto r = rtc::elementwise_source(rtc::parse_parameters("T x", "T z"), std::vector<ufunc::dtype>{ufunc::int8},
@@ -249,6 +256,12 @@ TEST_SUITE("nvrtc") {
                                        {.reduce_type = ufunc::float64});
     const std::string source = norm.source(std::vector<ufunc::dtype>{ufunc::int32});
     CHECK(contains(source, "typedef double _type_reduce;"));
+    // Each of the three kernels waits for the stream's previous kernel first (dependent launches).
+    std::size_t waits = 0;
+    for (auto at = source.find("griddepcontrol.wait;"); at != std::string::npos;
+         at = source.find("griddepcontrol.wait;", at + 1))
+      ++waits;
+    CHECK(waits == 3);
     rtc::compile_request r;
     r.source = source;
     r.name = "norm.cu";

@@ -33,6 +33,8 @@ struct loaded_driver {
     bind(api.occupancy_max_active_blocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     api.func_get_param_info =
         reinterpret_cast<decltype(api.func_get_param_info)>(library.optional_symbol("cuFuncGetParamInfo"));
+    api.launch_kernel_ex =
+        reinterpret_cast<decltype(api.launch_kernel_ex)>(library.optional_symbol("cuLaunchKernelEx"));
     check_driver_with(api, api.init(0), "cuInit");
   }
   static void check_driver_with(const driver_api& a, cu_result r, const char* what) {
@@ -63,6 +65,25 @@ int device_attribute(int ordinal, int attribute) {
 int architecture_of(int ordinal) {
   return device_attribute(ordinal, attribute_compute_capability_major) * 10 +
          device_attribute(ordinal, attribute_compute_capability_minor);
+}
+
+bool dependent_launch_available(int architecture) { return architecture >= 90 && driver().launch_kernel_ex != nullptr; }
+
+void launch(cu_function f, const unsigned (&grid)[3], const unsigned (&block)[3], unsigned shared_bytes,
+            cu_stream stream, void** params, bool dependent) {
+  const auto& cu = driver();
+  if (!dependent) {
+    check_driver(cu.launch_kernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared_bytes, stream,
+                                  params, nullptr),
+                 "cuLaunchKernel");
+    return;
+  }
+  launch_attribute attribute{};
+  attribute.id = launch_attribute_programmatic_stream_serialization;
+  attribute.value.programmatic_stream_serialization_allowed = 1;
+  const launch_config config{grid[0],  grid[1],      grid[2], block[0],   block[1],
+                             block[2], shared_bytes, stream,  &attribute, 1};
+  check_driver(cu.launch_kernel_ex(&config, f, params, nullptr), "cuLaunchKernelEx");
 }
 
 void make_primary_context_current(int ordinal) {

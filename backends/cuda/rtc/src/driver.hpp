@@ -15,6 +15,25 @@ using cu_function = struct cu_function_opaque*;
 using cu_stream = void*;
 using cu_context = struct cu_context_opaque*;
 
+// CUlaunchAttribute and CUlaunchConfig, as cuda.h lays them out.
+struct launch_attribute {
+  int id;
+  char padding[4];
+  union {
+    char bytes[64];
+    int programmatic_stream_serialization_allowed;
+  } value;
+};
+static_assert(sizeof(launch_attribute) == 72);
+struct launch_config {
+  unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+  cu_stream stream;
+  launch_attribute* attributes;
+  unsigned attribute_count;
+};
+static_assert(sizeof(launch_config) == 56);
+inline constexpr int launch_attribute_programmatic_stream_serialization = 6;
+
 struct driver_api {
   cu_result (*init)(unsigned);
   cu_result (*get_error_string)(cu_result, const char**);
@@ -30,7 +49,30 @@ struct driver_api {
   cu_result (*occupancy_max_active_blocks)(int*, cu_function, int, std::size_t);
   /// cuFuncGetParamInfo (drivers of CUDA 12.4 and later); null on older drivers.
   cu_result (*func_get_param_info)(cu_function, std::size_t, std::size_t*, std::size_t*);
+  /// cuLaunchKernelEx (drivers of CUDA 12.0 and later); null on older drivers.
+  cu_result (*launch_kernel_ex)(const launch_config*, cu_function, void**, void**);
 };
+
+/// The first statements of a generated kernel that may be launched as a dependent launch
+/// (launch() with dependent): on sm_90 and later it waits for the stream's previous kernel
+/// to complete (its writes visible) before anything else, then lets the next dependent
+/// kernel be scheduled. Without the attribute the wait returns at once.
+inline constexpr const char* wait_for_previous_grid_source =
+    "#if __CUDA_ARCH__ >= 900\n"
+    "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+    "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
+    "#endif\n";
+
+/// Whether kernels compiled for `architecture` (90 for sm_90) launch as dependent launches
+/// with this driver: sm_90 and later, and a driver with cuLaunchKernelEx.
+[[nodiscard]] bool dependent_launch_available(int architecture);
+
+/// cuLaunchKernel; where `dependent`, a programmatic dependent launch (the kernel may be
+/// scheduled while the stream's previous kernel still runs, which saves the host and the
+/// GPU part of a launch's cost; bench/launch_probe.cu), for kernels that begin with
+/// wait_for_previous_grid_source on an architecture that dependent_launch_available allows.
+void launch(cu_function f, const unsigned (&grid)[3], const unsigned (&block)[3], unsigned shared_bytes,
+            cu_stream stream, void** params, bool dependent);
 
 // Device attributes (CUdevice_attribute values).
 inline constexpr int attribute_multiprocessor_count = 16;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <ufunc/core/error.hpp>
+#include "driver.hpp"
 #include "source_text.hpp"
 
 namespace ufunc::cuda::rtc {
@@ -225,8 +226,8 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
   const int items = elementwise_items_per_thread;
   const int threads = elementwise_block_threads;
   s << "template <int ND, bool WHERE>\n"
-    << "__global__ void __launch_bounds__(" << threads << ") _ufunc_elementwise(const _ufunc::call<ND, " << b
-    << " + (WHERE ? 1 : 0)> _c, const _ufunc::fp_sink _fp";
+    << "__global__ void __launch_bounds__(" << threads << ") _ufunc_elementwise(const _ufunc::call<(ND > 0 ? ND : 1), "
+    << b << " + (WHERE ? 1 : 0)> _c, const _ufunc::fp_sink _fp";
   for (const auto& param : p.params)
     if (param.raw) {
       const ufunc::dtype t = parameter_type(p, int(&param - p.params.data()), bound);
@@ -243,6 +244,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     const ufunc::dtype t = parameter_type(p, k, bound);
     const bool widened = is_half_precision(t) && widen_half;
     const std::string type(device_type_name(t));
+    out.operand_bytes.push_back(static_cast<long long>(t.itemsize()));
     const std::string n = std::to_string(operand++);
     const std::string at = "_c.base[" + n + "] + _off[_u][" + n + "])";
     if (param.output) {
@@ -260,9 +262,13 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     nan += (nan.empty() ? "" : " || ") + std::string("_ufunc::nan_of(") + param.name + ")";
     inf += (inf.empty() ? "" : " || ") + std::string("_ufunc::inf_of(") + param.name + ")";
   }
+  out.operand_bytes.push_back(1);  // the mask: bool
+  std::string bytes;
+  for (const long long n : out.operand_bytes) bytes += (bytes.empty() ? "" : ", ") + std::to_string(n);
   const auto any = [](const std::string& terms) { return terms.empty() ? std::string("false") : terms; };
   s << ") {\n"
-    << "  constexpr int _ops = " << b << " + (WHERE ? 1 : 0);\n"
+    << detail::wait_for_previous_grid_source << "  constexpr int _ops = " << b << " + (WHERE ? 1 : 0);\n"
+    << "  constexpr long long _bytes[] = {" << bytes << "};  // ND 0's strides\n"
     << "  const _ufunc::index _ind{_c.size};\n"
     << "  const long long _first = (long long)blockIdx.x * " << threads * items << " + threadIdx.x;\n"
     << "  long long _off[" << items << "][_ops];\n"
@@ -273,7 +279,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << "    long long _rest = _first + _u * " << threads << ";\n"
     << "    _on[_u] = _rest < _c.size;\n"
     << "    if (!_on[_u]) continue;\n"
-    << "    for (int _a = 0; _a < _ops; ++_a) _off[_u][_a] = 0;\n"
+    << "    for (int _a = 0; _a < _ops; ++_a) _off[_u][_a] = ND == 0 ? _rest * _bytes[_a] : 0;\n"
     << "    for (int _d = 0; _d < ND; ++_d) {\n"
     << "      const long long _k = ND == 1 ? _rest : _rest % _c.shape[_d];\n"
     << "      _rest = ND == 1 ? 0 : _rest / _c.shape[_d];\n"

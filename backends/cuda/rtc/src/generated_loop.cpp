@@ -1,5 +1,6 @@
 #include <ufunc/backends/cuda/rtc/generated_loop.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstring>
@@ -39,6 +40,9 @@ struct generated_loop {
   // few microseconds, and a lock per launch was a measurable part of it.
   static constexpr int fast_devices = 8;
   std::array<std::array<std::atomic<detail::cu_function>, 2 * dim_buckets>, fast_devices> loaded{};
+  // Per fast device, whether its kernels launch as dependent launches (stored before the
+  // first function it loads is published, so an acquire of that function sees it).
+  std::array<std::atomic<bool>, fast_devices> dependent{};
 };
 
 namespace {
@@ -60,16 +64,23 @@ struct raw_parameter {
 };
 static_assert(sizeof(raw_parameter) == 8 * (3 + 64 + 64));
 
+struct loaded_function {
+  detail::cu_function function;
+  bool dependent_launch;  // the device takes dependent launches (detail::dependent_launch_available)
+};
+
 // Instantiation `which` (elementwise_program::name_expressions' order) of `loop` on device
 // `ordinal`, the call's device, whose primary context the cuda backend has made current.
-detail::cu_function function_on_device(generated_loop& loop, int ordinal, std::size_t which) {
+loaded_function function_on_device(generated_loop& loop, int ordinal, std::size_t which) {
   const bool fast = ordinal >= 0 && ordinal < generated_loop::fast_devices;
   if (fast)
-    if (const auto f = loop.loaded[std::size_t(ordinal)][which].load(std::memory_order_acquire)) return f;
+    if (const auto f = loop.loaded[std::size_t(ordinal)][which].load(std::memory_order_acquire))
+      return {f, loop.dependent[std::size_t(ordinal)].load(std::memory_order_relaxed)};
   const std::lock_guard<std::mutex> lock(loop.mutex);
   auto& d = loop.devices[ordinal];
-  if (d.functions[which] != nullptr) return d.functions[which];
   if (d.architecture == 0) d.architecture = detail::architecture_of(ordinal);
+  const bool dependent = detail::dependent_launch_available(d.architecture);
+  if (d.functions[which] != nullptr) return {d.functions[which], dependent};
   compile_request request;
   request.source = loop.program.source;
   request.name = loop.name + ".cu";
@@ -86,8 +97,11 @@ detail::cu_function function_on_device(generated_loop& loop, int ordinal, std::s
   detail::cu_function function = nullptr;
   detail::check_driver(cu.module_get_function(&function, module, names.front().c_str()), "cuModuleGetFunction");
   d.functions[which] = function;
-  if (fast) loop.loaded[std::size_t(ordinal)][which].store(function, std::memory_order_release);
-  return function;
+  if (fast) {
+    loop.dependent[std::size_t(ordinal)].store(dependent, std::memory_order_relaxed);
+    loop.loaded[std::size_t(ordinal)][which].store(function, std::memory_order_release);
+  }
+  return {function, dependent};
 }
 
 // device_loop_fn: the cuda backend has made the call's device current (its primary
@@ -95,11 +109,17 @@ detail::cu_function function_on_device(generated_loop& loop, int ordinal, std::s
 void launch(const device_call& c, const void* data) {
   if (c.size == 0) return;
   auto& loop = *const_cast<generated_loop*>(static_cast<const generated_loop*>(data));
-  std::size_t bucket = 0;
-  while (elementwise_dims[bucket] < c.ndim) ++bucket;
-  const auto function = function_on_device(loop, c.device, (c.has_where ? dim_buckets : 0) + bucket);
-  const int nd = elementwise_dims[bucket];
   const int operands = c.nin + c.nout + (c.has_where ? 1 : 0);
+  // The contiguous instantiation (ND 0) where every operand (the mask last) steps by its
+  // element's size.
+  bool contiguous = c.ndim <= 1;
+  const auto& bytes = loop.program.operand_bytes;
+  for (int a = 0; a < operands && c.ndim == 1; ++a)
+    contiguous &= std::size_t(a) < bytes.size() && c.strides[a][0] == bytes[std::size_t(a)];
+  std::size_t bucket = contiguous ? 0 : 1;
+  while (elementwise_dims[bucket] < c.ndim) ++bucket;
+  const auto [function, dependent] = function_on_device(loop, c.device, (c.has_where ? dim_buckets : 0) + bucket);
+  const int nd = std::max(elementwise_dims[bucket], 1);
   // _ufunc::call<ND, B>: size, shape[ND], strides[B][ND], base[B], all 8-byte words; on the
   // stack for the small instantiations (a call's host time is the launch's at small sizes).
   const auto count = static_cast<std::size_t>(1 + nd + operands * nd + operands);
@@ -147,10 +167,11 @@ void launch(const device_call& c, const void* data) {
   if (blocks > 0x7fffffffLL)
     throw value_error("generated kernel '" + loop.name + "': " + std::to_string(c.size) +
                       " elements are more than one launch takes (" + std::to_string(0x7fffffffLL * tile) + ")");
-  const auto& cu = detail::driver();
-  detail::check_driver(cu.launch_kernel(function, static_cast<unsigned>(blocks), 1, 1, elementwise_block_threads, 1, 1,
-                                        0, c.stream, kernel_params, nullptr),
-                       "cuLaunchKernel");
+  // A dependent launch where the operands are one dimension (contiguous, or one stride each),
+  // as the built-in contiguous kernel's; the built-in rows kernel ran its broadcast and outer
+  // cases slower so (backends/cuda loops.hpp).
+  detail::launch(function, {static_cast<unsigned>(blocks), 1, 1}, {elementwise_block_threads, 1, 1}, 0, c.stream,
+                 kernel_params, dependent && c.ndim <= 1);
 }
 
 }  // namespace

@@ -179,17 +179,24 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
       "    }\n";
   // Phase 1: block (output o, part p) reduces its part of o's reduced elements.
   s << "extern \"C\" __global__ void _ufunc_reduce_partial(const _ufunc::reduction _c) {\n"
-    << block_scratch << "  for (long long _blk = blockIdx.x; _blk < _c.out_size * _c.splits; _blk += gridDim.x) {\n"
+    << rtc::detail::wait_for_previous_grid_source << block_scratch
+    << "  for (long long _blk = blockIdx.x; _blk < _c.out_size * _c.splits; _blk += gridDim.x) {\n"
     << "    const long long _o = _blk / _c.splits, _part = _blk % _c.splits;\n"
     << "    long long _koff[" << nin << "] = {};\n"
     << "    long long _rest = _o;\n"
     << add_offsets("_rest", "nk", "kshape", "kstrides", "_koff", nin, "    ") << "    _type_reduce a = _type_reduce("
     << st.identity << ");\n"
     << "    const long long _begin = _part * _c.chunk;\n"
-    << "    const long long _end = _begin + _c.chunk < _c.red_size ? _begin + _c.chunk : _c.red_size;\n"
+    << "    long long _end = _begin + _c.chunk < _c.red_size ? _begin + _c.chunk : _c.red_size;\n"
     << "    long long _r = _begin + threadIdx.x;\n";
-  // Contiguous inputs (the host sets _c.vector where every part starts aligned): loads of
-  // `width` elements at once, `unroll` of them in flight, then the scalar tail.
+  // Contiguous inputs (the host sets _c.vector where every input's reduced row starts
+  // aligned): loads of `width` elements at once, `unroll` of them in flight. The parts of an
+  // output take its tiles (unroll * blockDim.x vectors) in turn, part p tiles p, p + splits,
+  // ...: the blocks running at once read neighbouring memory. With a contiguous chunk per
+  // part (each block streaming its own region) a 2^28-element float32 sum took 265 us on the
+  // H200 against cub::DeviceReduce's 252; in turns, 250 (bench/RESULTS.md). The part whose
+  // turn comes after the last whole tile takes the rest: the partial tile, then the
+  // elements after the last whole vector (the scalar loop below).
   const int width = vector_width(st.params, bound);
   if (width > 1) {
     for (int k = 0; k < nin; ++k) {
@@ -198,16 +205,17 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
         << "]; };\n";
     }
     s << "    if (_c.vector) {\n"
-      << "      const long long _nv = (_end - _begin) / " << width << ";\n"
-      << "      long long _j = threadIdx.x;\n"
-      << "      for (; _j + " << (unroll - 1) << " * (long long)blockDim.x < _nv; _j += " << unroll
-      << " * (long long)blockDim.x) {\n";
+      << "      const long long _nv = _c.red_size / " << width << ";\n"
+      << "      const long long _tile = " << unroll << " * (long long)blockDim.x;\n"
+      << "      const long long _full = _nv / _tile;\n"
+      << "      for (long long _t = _part; _t < _full; _t += _c.splits) {\n"
+      << "        const long long _j = _t * _tile + threadIdx.x;\n";
     s << load_unrolled(
         "_w", [](int k, const std::string&) { return "_vec" + std::to_string(k); },
-        [](int k, const std::string& type) {
+        [](int k, const std::string&) {
           const std::string n = std::to_string(k);
           return "reinterpret_cast<const _vec" + n + "*>(_c.base[" + n + "] + _koff[" + n +
-                 "] + _begin * (long long)sizeof(" + type + "))[_j + _u * (long long)blockDim.x]";
+                 "])[_j + _u * (long long)blockDim.x]";
         });
     s << "#pragma unroll\n"
       << "        for (int _u = 0; _u < " << unroll << "; ++_u)\n"
@@ -218,17 +226,18 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
     s << "            a = _ufunc_reduce(a, " << map_value << ");\n"
       << "          }\n"
       << "      }\n"
-      << "      for (; _j < _nv; _j += blockDim.x)\n"
+      << "      const bool _turn = _part == _full % _c.splits;  // takes the rest\n"
+      << "      for (long long _j = _full * _tile + threadIdx.x; _turn && _j < _nv; _j += blockDim.x)\n"
       << "#pragma unroll\n"
       << "        for (int _e = 0; _e < " << width << "; ++_e) {\n";
-    s << declare_inputs("          ", [](int k, const std::string& type) {
+    s << declare_inputs("          ", [](int k, const std::string&) {
       const std::string n = std::to_string(k);
-      return "reinterpret_cast<const _vec" + n + "*>(_c.base[" + n + "] + _koff[" + n +
-             "] + _begin * (long long)sizeof(" + type + "))[_j].v[_e]";
+      return "reinterpret_cast<const _vec" + n + "*>(_c.base[" + n + "] + _koff[" + n + "])[_j].v[_e]";
     });
     s << "          a = _ufunc_reduce(a, " << map_value << ");\n"
       << "        }\n"
-      << "      _r = _begin + _nv * " << width << " + threadIdx.x;\n"
+      << "      _r = _turn ? _nv * " << width << " + (long long)threadIdx.x : 0;\n"
+      << "      _end = _turn ? _c.red_size : 0;\n"
       << "    }\n";
   }
   // One reduced axis (the host merges the axes that it can): offsets without divisions, and
@@ -286,7 +295,7 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
       "    " +
       st.post_map + ";\n";
   s << "extern \"C\" __global__ void _ufunc_reduce_final(const _ufunc::reduction _c) {\n"
-    << "  const long long _step = (long long)blockDim.x * gridDim.x;\n"
+    << rtc::detail::wait_for_previous_grid_source << "  const long long _step = (long long)blockDim.x * gridDim.x;\n"
     << "  for (long long _o = (long long)blockIdx.x * blockDim.x + threadIdx.x; _o < _c.out_size; _o += _step) {\n"
     << "    const _type_reduce* _p = reinterpret_cast<const _type_reduce*>(_c.partial) + _o * _c.splits;\n"
     << "    _type_reduce a = _p[0];\n"
@@ -294,7 +303,8 @@ std::string reduction_kernel::source(std::span<const dtype> input_types) const {
     << write_output << "  }\n"
     << "}\n";
   s << "extern \"C\" __global__ void _ufunc_reduce_final_wide(const _ufunc::reduction _c) {\n"
-    << block_scratch << "  for (long long _o = blockIdx.x; _o < _c.out_size; _o += gridDim.x) {\n"
+    << rtc::detail::wait_for_previous_grid_source << block_scratch
+    << "  for (long long _o = blockIdx.x; _o < _c.out_size; _o += gridDim.x) {\n"
     << "    const _type_reduce* _p = reinterpret_cast<const _type_reduce*>(_c.partial) + _o * _c.splits;\n"
     << "    _type_reduce a = _type_reduce(" << st.identity << ");\n"
     << "    for (int _k = threadIdx.x; _k < _c.splits; _k += blockDim.x) a = _ufunc_reduce(a, _p[_k]);\n"
@@ -427,19 +437,10 @@ array reduction_kernel::call(std::span<const array> inputs, const reduction_call
                  rtc::detail::device_attribute(ordinal, rtc::detail::attribute_multiprocessor_count);
     resident_blocks = resident;
   }
-  // Parts per output: one wave of blocks (as many as the GPU holds at once: a second,
-  // partial wave left most of the GPU idle at its end) where there are few outputs, each
-  // part at least 2048 elements.
-  const long long wanted_blocks = std::max(resident_blocks, 1);
-  long long splits = 1;
-  if (c.out_size < wanted_blocks && c.red_size > 2048)
-    splits = std::min((wanted_blocks + c.out_size - 1) / c.out_size, (c.red_size + 2047) / 2048);
-  c.chunk = (c.red_size + splits - 1) / splits;
-  // The vector path: one contiguous reduced axis, every part starting on a whole vector of
-  // every input (aligned bases and kept strides, parts of whole vectors).
+  // The vector path: one contiguous reduced axis whose every row (each output's) starts on a
+  // whole vector of every input (aligned bases and kept strides).
   const int width = vector_width(st.params, bound);
   if (width > 1 && c.nr == 1) {
-    c.chunk = (c.chunk + width - 1) / width * width;
     bool aligned = true;
     for (int k = 0; k < nin; ++k) {
       const auto item = static_cast<long long>(inputs[std::size_t(k)].type().itemsize());
@@ -450,14 +451,26 @@ array reduction_kernel::call(std::span<const array> inputs, const reduction_call
     }
     c.vector = aligned ? 1 : 0;
   }
-  // As many parts as the chunks cover (rounding may leave fewer): every part starts inside
-  // the reduced elements.
-  if (c.chunk > 0) splits = (c.red_size + c.chunk - 1) / c.chunk;
+  // Parts per output: one wave of blocks (as many as the GPU holds at once: a second,
+  // partial wave left most of the GPU idle at its end) where there are few outputs, each
+  // part at least a tile (the vector path's parts take tiles in turn) or 2048 elements.
+  const long long wanted_blocks = std::max(resident_blocks, 1);
+  const long long part_elements = c.vector ? static_cast<long long>(unroll) * block_threads * width : 2048;
+  long long splits = 1;
+  if (c.out_size < wanted_blocks && c.red_size > part_elements)
+    splits = std::min((wanted_blocks + c.out_size - 1) / c.out_size, (c.red_size + part_elements - 1) / part_elements);
+  c.chunk = (c.red_size + splits - 1) / splits;
+  // Chunks (the other paths' parts): as many parts as they cover (rounding may leave fewer),
+  // every part starting inside the reduced elements.
+  if (!c.vector && c.chunk > 0) splits = (c.red_size + c.chunk - 1) / c.chunk;
   c.splits = static_cast<int>(splits);
   const auto partial =
       memory.allocate(static_cast<std::size_t>(c.out_size * splits) * reduce_type.itemsize(), ordinal, stream);
   c.partial = static_cast<char*>(partial.get());
-  const launch_options launch{.shared_bytes = 0, .stream = stream, .device = ordinal};
+  // Dependent launches (each kernel starts with the wait): the final kernel is scheduled while
+  // the partial one ends, and neither pays the whole launch after the stream's previous kernel.
+  const launch_options launch{
+      .shared_bytes = 0, .stream = stream, .device = ordinal, .programmatic_dependent_launch = true};
   const long long blocks = std::min<long long>(c.out_size * splits, 65535LL * 32);
   m->function("_ufunc_reduce_partial")
       .launch({static_cast<unsigned>(blocks)}, {block_threads}, {kernel_argument::by_value(c)}, launch);

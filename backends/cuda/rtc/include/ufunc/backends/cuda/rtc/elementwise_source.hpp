@@ -19,8 +19,12 @@
 namespace ufunc::cuda::rtc {
 
 /// The dimension counts a kernel is instantiated for: a call whose coalesced iteration
-/// has ndim dimensions runs the first instantiation with at least that many.
-inline constexpr int elementwise_dims[] = {1, 2, 3, 64};
+/// has ndim dimensions runs the first instantiation with at least that many. 0 is one
+/// contiguous dimension (every operand's stride its element's size, the operand_bytes of
+/// its program): the offsets are the flat index times constants (no strides to multiply),
+/// which took add at 2^20 float32 elements from 10.3-10.7 us to 10.0-10.3 on the H200 (the
+/// built-in contiguous kernel's shape: 9.7-10.0; bench/rtc_generated_probe.cu).
+inline constexpr int elementwise_dims[] = {0, 1, 2, 3, 64};
 
 /// A generated kernel's block: elementwise_block_threads threads, each taking
 /// elementwise_items_per_thread elements (a block's tile is their product).
@@ -28,7 +32,7 @@ inline constexpr int elementwise_block_threads = 256;
 inline constexpr int elementwise_items_per_thread = 4;
 
 /// The launch ABI of a generated kernel (what the launcher passes, by value, in order):
-///   1. `_ufunc::call<ND, B>`: { long long size; long long shape[ND]; long long strides[B][ND];
+///   1. `_ufunc::call<max(ND, 1), B>`: { long long size; long long shape[ND]; long long strides[B][ND];
 ///      char* base[B]; } over the B broadcast operands: the non-raw inputs, the non-raw
 ///      outputs, then the bool mask where the instantiation has one. Dimension 0 is the
 ///      innermost; strides are in bytes.
@@ -46,6 +50,9 @@ struct elementwise_program {
   std::vector<std::string> name_expressions;
   /// Broadcast operands (non-raw parameters), without the mask.
   int broadcast_operands = 0;
+  /// The element size of each broadcast operand, then the mask's (1): the strides of a call
+  /// that the contiguous instantiation (ND 0) runs.
+  std::vector<long long> operand_bytes;
   /// Whether the source includes the library's headers (float16 and bfloat16 parameters):
   /// compile it with library_headers() and library_header_options() (library_headers.hpp).
   bool library_headers = false;
