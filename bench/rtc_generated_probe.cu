@@ -60,8 +60,8 @@ int sms() {
 }
 
 // The library's host plan for a contiguous aligned reduction (reduction_kernel::call).
-template <class R>
-void plan(R& c, long long out_size, long long red, long long resident) {
+template <class R, class T>
+void plan(R& c, long long out_size, long long red, long long resident, const T* x, T* out, void* partial) {
   long long splits = 1;
   if (out_size < resident && red > 4096) splits = std::min((resident + out_size - 1) / out_size, (red + 4095) / 4096);
   c.chunk = (red + splits - 1) / splits;
@@ -70,7 +70,11 @@ void plan(R& c, long long out_size, long long red, long long resident) {
   c.nr = 1;
   c.red_size = red;
   c.rshape[0] = red;
+  c.rstrides[0][0] = sizeof(T);
   c.out_size = out_size;
+  c.base[0] = (char*)x;
+  c.out = (char*)out;
+  c.partial = (char*)partial;
 }
 template <class R, class P, class F, class W>
 void reduce(R& c, P partial, F fin, W wide) {
@@ -120,11 +124,7 @@ int main() {
     bench::device_buffer<int> x(n), out(1), part(1 << 16);
     cudaMemcpy(x.ptr, h.data(), n * 4, cudaMemcpyHostToDevice);
     isum::_ufunc::reduction c{};
-    plan(c, 1, n, res_i);
-    c.rstrides[0][0] = 4;
-    c.base[0] = (char*)x.ptr;
-    c.out = (char*)out.ptr;
-    c.partial = (char*)part.ptr;
+    plan(c, 1, n, res_i, x.ptr, out.ptr, part.ptr);
     reduce(c, isum::_ufunc_reduce_partial, isum::_ufunc_reduce_final, isum::_ufunc_reduce_final_wide);
     int got = 0;
     bench::cuda_check(cudaMemcpy(&got, out.ptr, 4, cudaMemcpyDeviceToHost), "copy");
@@ -138,15 +138,11 @@ int main() {
     bench::device_buffer<int> x(n), out(rows), part(1 << 16);
     cudaMemcpy(x.ptr, h.data(), n * 4, cudaMemcpyHostToDevice);
     isum::_ufunc::reduction c{};
-    plan(c, rows, row, res_i);
+    plan(c, rows, row, res_i, x.ptr, out.ptr, part.ptr);
     c.nk = 1;
     c.kshape[0] = rows;
     c.kstrides[0][0] = row * 4;
     c.ostrides[0] = 4;
-    c.rstrides[0][0] = 4;
-    c.base[0] = (char*)x.ptr;
-    c.out = (char*)out.ptr;
-    c.partial = (char*)part.ptr;
     reduce(c, isum::_ufunc_reduce_partial, isum::_ufunc_reduce_final, isum::_ufunc_reduce_final_wide);
     std::vector<int> got(rows);
     cudaMemcpy(got.data(), out.ptr, rows * 4, cudaMemcpyDeviceToHost);
@@ -164,11 +160,7 @@ int main() {
     std::vector<float> ones(1 << 20, 1.0f);
     for (long long k = 0; k < n; k += 1 << 20) cudaMemcpy(x.ptr + k, ones.data(), 4 << 20, cudaMemcpyHostToDevice);
     fsum::_ufunc::reduction c{};
-    plan(c, 1, n, res_f);
-    c.rstrides[0][0] = 4;
-    c.base[0] = (char*)x.ptr;
-    c.out = (char*)out.ptr;
-    c.partial = (char*)part.ptr;
+    plan(c, 1, n, res_f, x.ptr, out.ptr, part.ptr);
     std::size_t tb = 0;
     cub::DeviceReduce::Sum(nullptr, tb, x.ptr, out.ptr, n);
     bench::device_buffer<unsigned char> temp((long long)tb + 1);
