@@ -1,5 +1,7 @@
 #include "driver.hpp"
 
+#include <array>
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -67,7 +69,18 @@ int architecture_of(int ordinal) {
          device_attribute(ordinal, attribute_compute_capability_minor);
 }
 
-bool dependent_launch_available(int architecture) { return architecture >= 90 && driver().launch_kernel_ex != nullptr; }
+bool dependent_launch_available(int ordinal) {
+  const auto read = [ordinal] { return architecture_of(ordinal) >= 90 && driver().launch_kernel_ex != nullptr; };
+  static std::array<std::atomic<signed char>, 64> known{};  // 0 unread, 1 yes, -1 no
+  if (ordinal < 0 || ordinal >= static_cast<int>(known.size())) return read();
+  auto& slot = known[static_cast<std::size_t>(ordinal)];
+  signed char v = slot.load(std::memory_order_relaxed);
+  if (v == 0) {
+    v = read() ? 1 : -1;
+    slot.store(v, std::memory_order_relaxed);
+  }
+  return v > 0;
+}
 
 void launch(cu_function f, const unsigned (&grid)[3], const unsigned (&block)[3], unsigned shared_bytes,
             cu_stream stream, void** params, bool dependent) {

@@ -63,14 +63,15 @@ inline constexpr const char* wait_for_previous_grid_source =
     "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
     "#endif\n";
 
-/// Whether kernels compiled for `architecture` (90 for sm_90) launch as dependent launches
-/// with this driver: sm_90 and later, and a driver with cuLaunchKernelEx.
-[[nodiscard]] bool dependent_launch_available(int architecture);
+/// Whether kernels on GPU `ordinal` (compiled for its architecture) launch as dependent
+/// launches with this driver: sm_90 and later, and a driver with cuLaunchKernelEx. Read once
+/// per device: launches ask at every call.
+[[nodiscard]] bool dependent_launch_available(int ordinal);
 
 /// cuLaunchKernel; where `dependent`, a programmatic dependent launch (the kernel may be
 /// scheduled while the stream's previous kernel still runs, which saves the host and the
 /// GPU part of a launch's cost; bench/launch_probe.cu), for kernels that begin with
-/// wait_for_previous_grid_source on an architecture that dependent_launch_available allows.
+/// wait_for_previous_grid_source, on a device that dependent_launch_available allows.
 void launch(cu_function f, const unsigned (&grid)[3], const unsigned (&block)[3], unsigned shared_bytes,
             cu_stream stream, void** params, bool dependent);
 

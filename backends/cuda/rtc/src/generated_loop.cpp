@@ -40,9 +40,6 @@ struct generated_loop {
   // few microseconds, and a lock per launch was a measurable part of it.
   static constexpr int fast_devices = 8;
   std::array<std::array<std::atomic<detail::cu_function>, 2 * dim_buckets>, fast_devices> loaded{};
-  // Per fast device, whether its kernels launch as dependent launches (stored before the
-  // first function it loads is published, so an acquire of that function sees it).
-  std::array<std::atomic<bool>, fast_devices> dependent{};
 };
 
 namespace {
@@ -64,23 +61,16 @@ struct raw_parameter {
 };
 static_assert(sizeof(raw_parameter) == 8 * (3 + 64 + 64));
 
-struct loaded_function {
-  detail::cu_function function;
-  bool dependent_launch;  // the device takes dependent launches (detail::dependent_launch_available)
-};
-
 // Instantiation `which` (elementwise_program::name_expressions' order) of `loop` on device
 // `ordinal`, the call's device, whose primary context the cuda backend has made current.
-loaded_function function_on_device(generated_loop& loop, int ordinal, std::size_t which) {
+detail::cu_function function_on_device(generated_loop& loop, int ordinal, std::size_t which) {
   const bool fast = ordinal >= 0 && ordinal < generated_loop::fast_devices;
   if (fast)
-    if (const auto f = loop.loaded[std::size_t(ordinal)][which].load(std::memory_order_acquire))
-      return {f, loop.dependent[std::size_t(ordinal)].load(std::memory_order_relaxed)};
+    if (const auto f = loop.loaded[std::size_t(ordinal)][which].load(std::memory_order_acquire)) return f;
   const std::lock_guard<std::mutex> lock(loop.mutex);
   auto& d = loop.devices[ordinal];
+  if (d.functions[which] != nullptr) return d.functions[which];
   if (d.architecture == 0) d.architecture = detail::architecture_of(ordinal);
-  const bool dependent = detail::dependent_launch_available(d.architecture);
-  if (d.functions[which] != nullptr) return {d.functions[which], dependent};
   compile_request request;
   request.source = loop.program.source;
   request.name = loop.name + ".cu";
@@ -97,11 +87,8 @@ loaded_function function_on_device(generated_loop& loop, int ordinal, std::size_
   detail::cu_function function = nullptr;
   detail::check_driver(cu.module_get_function(&function, module, names.front().c_str()), "cuModuleGetFunction");
   d.functions[which] = function;
-  if (fast) {
-    loop.dependent[std::size_t(ordinal)].store(dependent, std::memory_order_relaxed);
-    loop.loaded[std::size_t(ordinal)][which].store(function, std::memory_order_release);
-  }
-  return {function, dependent};
+  if (fast) loop.loaded[std::size_t(ordinal)][which].store(function, std::memory_order_release);
+  return function;
 }
 
 // device_loop_fn: the cuda backend has made the call's device current (its primary
@@ -118,7 +105,7 @@ void launch(const device_call& c, const void* data) {
     contiguous &= std::size_t(a) < bytes.size() && c.strides[a][0] == bytes[std::size_t(a)];
   std::size_t bucket = contiguous ? 0 : 1;
   while (elementwise_dims[bucket] < c.ndim) ++bucket;
-  const auto [function, dependent] = function_on_device(loop, c.device, (c.has_where ? dim_buckets : 0) + bucket);
+  const auto function = function_on_device(loop, c.device, (c.has_where ? dim_buckets : 0) + bucket);
   const int nd = std::max(elementwise_dims[bucket], 1);
   // _ufunc::call<ND, B>: size, shape[ND], strides[B][ND], base[B], all 8-byte words; on the
   // stack for the small instantiations (a call's host time is the launch's at small sizes).
@@ -171,7 +158,7 @@ void launch(const device_call& c, const void* data) {
   // as the built-in contiguous kernel's; the built-in rows kernel ran its broadcast and outer
   // cases slower so (backends/cuda loops.hpp).
   detail::launch(function, {static_cast<unsigned>(blocks), 1, 1}, {elementwise_block_threads, 1, 1}, 0, c.stream,
-                 kernel_params, dependent && c.ndim <= 1);
+                 kernel_params, c.ndim <= 1 && detail::dependent_launch_available(c.device));
 }
 
 }  // namespace

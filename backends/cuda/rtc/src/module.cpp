@@ -23,11 +23,9 @@ struct module::state {
   struct loaded_kernel {
     rtc::detail::cu_function function = nullptr;
     std::optional<std::vector<std::size_t>> parameter_sizes;
-    bool dependent_launch = false;  // its device takes dependent launches
   };
   struct on_device {
     rtc::detail::cu_module module = nullptr;
-    int architecture = 0;
     std::vector<std::string> lowered;  // per name expression
     std::map<std::string, loaded_kernel, std::less<>> functions;
   };
@@ -78,8 +76,7 @@ const void* kernel::loaded(int ordinal) const {
   const std::lock_guard<std::mutex> lock(st.mutex);
   auto& d = st.devices[ordinal];
   if (d.module == nullptr) {
-    d.architecture = rtc::detail::architecture_of(ordinal);
-    const auto entry = st.compiled(d.architecture);
+    const auto entry = st.compiled(rtc::detail::architecture_of(ordinal));
     auto [lowered, cubin] = rtc::detail::unpack(*entry);
     rtc::detail::check_driver(cu.module_load_data(&d.module, cubin.data()), "cuModuleLoadData");
     d.lowered = std::move(lowered);
@@ -91,7 +88,6 @@ const void* kernel::loaded(int ordinal) const {
     if (const auto e = std::find(exprs.begin(), exprs.end(), name_); e != exprs.end())
       symbol = d.lowered[static_cast<std::size_t>(e - exprs.begin())];
     module::state::loaded_kernel k;
-    k.dependent_launch = rtc::detail::dependent_launch_available(d.architecture);
     const auto r = cu.module_get_function(&k.function, d.module, symbol.c_str());
     if (r != 0)
       throw value_error("kernel '" + name_ + "' of module '" + st.options.name +
@@ -159,7 +155,7 @@ void kernel::launch(dim3 grid, dim3 block, std::initializer_list<kernel_argument
   if (stream == nullptr) stream = ufunc::detail::memory_of(device::cuda(ordinal)).current_stream().handle;
   rtc::detail::launch(loaded_kernel.function, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
                       static_cast<unsigned>(options.shared_bytes), stream, pointers,
-                      options.programmatic_dependent_launch && loaded_kernel.dependent_launch);
+                      options.programmatic_dependent_launch && rtc::detail::dependent_launch_available(ordinal));
 }
 
 }  // namespace ufunc::cuda
