@@ -95,9 +95,10 @@ void percall_figures() {
                 enqueue_time([&] { ufunc::add(x, y, {.out = {z}, .target = cuda}); }));
     std::printf("percall,enqueue_kernel_ignore,1024,%.9g\n", enqueue_time([&] { add(x, y, {.out = {z}}); }));
   }
-  std::printf("percall,sync_builtin,1024,%.9g\n",
-              median_time([&] { ufunc::add(x, y, {.out = {z}, .target = cuda}); }, 3, 201));
-  std::printf("percall,sync_kernel,1024,%.9g\n", median_time([&] { add(x, y, {.out = {z}}); }, 3, 201));
+  const auto [builtin, kernel] = bench::median_synchronized_pair(
+      [&] { ufunc::add(x, y, {.out = {z}, .target = cuda}); }, [&] { add(x, y, {.out = {z}}); }, 3, 201);
+  std::printf("percall,sync_builtin,1024,%.9g\n", builtin);
+  std::printf("percall,sync_kernel,1024,%.9g\n", kernel);
 }
 
 void add_figures() {
@@ -107,11 +108,12 @@ void add_figures() {
     const auto x = ufunc::to_device(ufunc::full<float>({n}, 1.5f));
     const auto y = ufunc::to_device(ufunc::full<float>({n}, 2.5f));
     auto z = ufunc::to_device(ufunc::zeros<float>({n}));
-    const int reps = log2 >= 28 ? 21 : 101;
-    std::printf("add,elementwise_kernel,%lld,%.9g\n", static_cast<long long>(n),
-                median_time([&] { add(x, y, {.out = {z}}); }, 3, reps));
-    std::printf("add,builtin,%lld,%.9g\n", static_cast<long long>(n),
-                median_time([&] { ufunc::add(x, y, {.out = {z}, .target = ufunc::target_id::cuda}); }, 3, reps));
+    const int reps = log2 >= 28 ? 21 : 201;
+    const auto [kernel, builtin] = bench::median_synchronized_pair(
+        [&] { add(x, y, {.out = {z}}); }, [&] { ufunc::add(x, y, {.out = {z}, .target = ufunc::target_id::cuda}); }, 3,
+        reps);
+    std::printf("add,elementwise_kernel,%lld,%.9g\n", static_cast<long long>(n), kernel);
+    std::printf("add,builtin,%lld,%.9g\n", static_cast<long long>(n), builtin);
   }
 }
 

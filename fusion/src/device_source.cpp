@@ -249,8 +249,16 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
       definitions += st.source_preamble;
     }
   definitions += classify;
-  auto program = cuda::rtc::elementwise_source(params, {}, body, kernel_name, definitions, /*body_flags=*/true,
-                                               /*widen_half=*/false);
+  // A C++ scalar argument (weak) comes to every call of this trace as a 0-d operand: the
+  // kernel reads it once, and a call whose arrays are contiguous runs the contiguous
+  // instantiation (Black-Scholes' r and v: 2.46 -> 2.19 ms at 2^28 float32, H200, event time).
+  cuda::rtc::source_options source;
+  source.body_flags = true;
+  source.widen_half = false;  // each step converts its 16-bit values itself
+  source.read_once.assign(std::size_t(nin + p.types.nout()), false);
+  for (const auto& v : p.slots)
+    if (v.where == slot::kind::operand && v.index < nin && v.weak) source.read_once[std::size_t(v.index)] = true;
+  auto program = cuda::rtc::elementwise_source(params, {}, body, kernel_name, definitions, source);
   std::vector<std::string> options = cuda::rtc::library_header_options();
   // Each node rounds its result as its own device loop does: no a * b + c contracted across
   // two nodes into one rounding (a node's own code is compiled as the built-in's, bar that).

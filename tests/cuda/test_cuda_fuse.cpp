@@ -169,6 +169,22 @@ TEST_CASE("cuda fuse: mixed dtypes, weak scalars, where=, several outputs, 0-d, 
   const auto x = dev(ufunc_test::sample_array<float>(3000, 4)), y = dev(ufunc_test::sample_array<float>(3000, 5));
   check_close(axpy(2.5, x, y), ufunc::add(ufunc::multiply(2.5, x), y));  // weak: float32
   CHECK(axpy(2.5, x, y).type() == ufunc::float32);
+  // The weak 2.5 is read once by the kernel: with contiguous arrays (the contiguous
+  // instantiation), reversed and 2-d ones (the strided ones), in place, and of every length
+  // around a tile.
+  for (std::size_t n : {1u, 255u, 1024u, 1025u, 4099u}) {
+    CAPTURE(n);
+    const auto xn = dev(ufunc_test::sample_array<float>(n, 9)), yn = dev(ufunc_test::sample_array<float>(n, 10));
+    check_close(axpy(-1.5, xn, yn), ufunc::add(ufunc::multiply(-1.5, xn), yn), 0);
+  }
+  const auto back = x[{ufunc::slice{std::nullopt, std::nullopt, -3}}], ahead = y[{ufunc::slice{0, 1000}}];
+  check_close(axpy(0.75, back, ahead), ufunc::add(ufunc::multiply(0.75, back), ahead), 0);
+  const auto grid = dev(ufunc_test::sample_array<float>(40 * 75, 11).reshape({40, 75}));
+  check_close(axpy(3.0, grid.transpose(), 1.0f), ufunc::add(ufunc::multiply(3.0, grid.transpose()), 1.0f), 0);
+  auto acc = dev(ufunc_test::sample_array<float>(3000, 12));
+  const auto acc_want = ufunc::add(ufunc::multiply(0.5, x), acc);
+  axpy(0.5, x, acc, {.out = {acc}});
+  check_close(acc, acc_want, 0);
   const auto mask = ufunc::greater(x, 0.3f);
   auto out = dev(ufunc::array::zeros({3000}, ufunc::float32));
   axpy(2.5, x, y, {.out = {out}, .where = mask});

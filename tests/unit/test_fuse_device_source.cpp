@@ -31,12 +31,13 @@ namespace {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // The graph's kernel compiled for sm_90, one instantiation (as a first call compiles).
-void compile_for_sm90(const std::string& source, const std::string& name) {
+void compile_for_sm90(const std::string& source, const std::string& name,
+                      const std::string& instantiation = "_ufunc_elementwise<1, false>") {
   rtc::compile_request r;
   r.source = source;
   r.name = name + ".cu";
   r.architecture = 90;
-  r.name_expressions = {"_ufunc_elementwise<1, false>"};
+  r.name_expressions = {instantiation};
   r.headers = rtc::library_headers();
   r.options = rtc::library_header_options();
   r.options.emplace_back("--fmad=false");
@@ -73,6 +74,25 @@ TEST_CASE("fused cuda source: each node calls its operation, casts and flags per
   auto g = ufunc::fuse([&node](auto a) { return ufunc::fusion::apply(node, {{a + 1.0f}}); }, "with_twice");
   CHECK(contains(g.explain({ufunc::float32}), "cuda: not fused: node twice (f->f) has no source"));
   CHECK_THROWS_WITH_AS((void)g.device_source({ufunc::float32}), doctest::Contains("node twice"), ufunc::value_error);
+}
+
+TEST_CASE("fused cuda source: a C++ scalar argument is read once, so contiguous calls run the contiguous kernel") {
+  // x * r + 1 with r a weak float (a C++ double argument): float32 throughout, r cast once per
+  // element from the double it is read as.
+  std::vector<ufunc::fusion::expr> in{ufunc::fusion::input(0), ufunc::fusion::input(1)};
+  const auto outputs = std::vector<ufunc::fusion::expr>{in[0] * in[1] + 1.0};
+  const std::vector<std::optional<ufunc::weak_scalar>> weak{std::nullopt, ufunc::weak_scalar(2.5)};
+  const std::vector<ufunc::dtype> types{ufunc::float32, ufunc::float64};
+  const auto g = ufunc::fusion::compile_graph(outputs, types, weak, "scaled");
+  REQUIRE(g->runs_on_device());
+  const std::string& s = g->device_source();
+  CHECK(contains(s, "const double _in1 = *reinterpret_cast<const double*>(_c.base[1]);"));
+  CHECK_FALSE(contains(s, "_in1[_u]"));
+  CHECK(contains(s, "_fused::convert_op<float, double>{}(x1)"));
+  // The same graph of two arrays reads both per element.
+  const auto arrays = ufunc::fusion::compile_graph(outputs, types, {}, "scaled");
+  CHECK(contains(arrays->device_source(), "_in1[_u] = *reinterpret_cast<const double*>(_c.base[1] + _off[_u][1]);"));
+  if (rtc::nvrtc_available()) compile_for_sm90(s, "scaled", "_ufunc_elementwise<0, false>");
 }
 
 TEST_SUITE("nvrtc") {

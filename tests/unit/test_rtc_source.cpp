@@ -141,6 +141,26 @@ TEST_CASE("rtc source: declarations per parameter, placeholders as types, the bo
                        doctest::Contains("is not a C identifier"), ufunc::value_error);
 }
 
+TEST_CASE("rtc source: an input read once is loaded before the elements, its operand_bytes 0") {
+  const auto p = rtc::parse_parameters("T x, float64 r", "T z");
+  rtc::source_options o;
+  o.read_once = {false, true, false};
+  const auto s = rtc::elementwise_source(p, std::vector<ufunc::dtype>{ufunc::float32}, "z = x * r;", "scale", "", o);
+  CHECK(s.operand_bytes == std::vector<long long>{4, 0, 4, 1});  // x, r (read once), z, the mask
+  const auto once = s.source.find("const double _in1 = *reinterpret_cast<const double*>(_c.base[1]);");
+  REQUIRE(once != std::string::npos);
+  CHECK(once > s.source.find("griddepcontrol.wait;"));  // after the previous grid's writes
+  CHECK(once < s.source.find("for (int _u = 0;"));      // before the elements
+  CHECK(contains(s.source, "const double r = _in1;"));
+  CHECK_FALSE(contains(s.source, "_in1[_u]"));
+  CHECK(contains(s.source, "_in0[_u] = *reinterpret_cast<const float*>(_c.base[0] + _off[_u][0]);"));
+  // Only a broadcast input can be read once.
+  o.read_once = {false, false, true};
+  CHECK_THROWS_WITH_AS(
+      (void)rtc::elementwise_source(p, std::vector<ufunc::dtype>{ufunc::float32}, "z = x;", "k", "", o),
+      doctest::Contains("parameter z is read once, so it must be a non-raw input"), ufunc::value_error);
+}
+
 TEST_CASE("rtc source: numbered_source numbers every line") {
   CHECK(rtc::numbered_source("a\nb\n") == "   1 | a\n   2 | b\n");
 }

@@ -199,13 +199,21 @@ std::string type_prelude(const parameter_list& p, std::span<const ufunc::dtype> 
 
 elementwise_program elementwise_source(const parameter_list& p, std::span<const ufunc::dtype> bound,
                                        std::string_view body, std::string_view name, std::string_view preamble,
-                                       bool body_flags, bool widen_half) {
+                                       const source_options& options) {
   if (!is_c_identifier(name))
     throw value_error("elementwise_kernel: the name \"" + std::string(name) + "\" is not a C identifier");
   if (bound.size() != p.placeholders.size())
     throw value_error("elementwise_kernel " + std::string(name) + ": " + std::to_string(bound.size()) +
                       " dtypes bound for " + std::to_string(p.placeholders.size()) + " placeholders");
   const int nparams = static_cast<int>(p.params.size());
+  const bool widen_half = options.widen_half;
+  const auto read_once = [&](int k) {
+    return std::size_t(k) < options.read_once.size() && options.read_once[std::size_t(k)];
+  };
+  for (int k = 0; k < nparams; ++k)
+    if (read_once(k) && (p.params[std::size_t(k)].raw || p.params[std::size_t(k)].output))
+      throw value_error("elementwise_kernel " + std::string(name) + ": parameter " + p.params[std::size_t(k)].name +
+                        " is read once, so it must be a non-raw input");
 
   elementwise_program out;
   for (const auto& param : p.params) out.broadcast_operands += param.raw ? 0 : 1;
@@ -236,7 +244,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     }
   // Per broadcast parameter (operand k among them): an input's loaded values and its binding,
   // an output's binding, and the terms of the flag rule, in one pass.
-  std::string loaded, loads, bindings, out_nan, out_inf, in_nan, in_inf;
+  std::string loaded, loads, bindings, out_nan, out_inf, in_nan, in_inf, once;
   int operand = 0;
   for (int k = 0; k < nparams; ++k) {
     const auto& param = p.params[static_cast<std::size_t>(k)];
@@ -244,10 +252,14 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     const ufunc::dtype t = parameter_type(p, k, bound);
     const bool widened = is_half_precision(t) && widen_half;
     const std::string type(device_type_name(t));
-    out.operand_bytes.push_back(static_cast<long long>(t.itemsize()));
+    out.operand_bytes.push_back(read_once(k) ? 0 : static_cast<long long>(t.itemsize()));
     const std::string n = std::to_string(operand++);
     const std::string at = "_c.base[" + n + "] + _off[_u][" + n + "])";
-    if (param.output) {
+    if (read_once(k)) {
+      once += "  const " + type + " _in" + n + " = *reinterpret_cast<const " + type + "*>(_c.base[" + n + "]);\n";
+      bindings += widened ? "    const float " + param.name + " = static_cast<float>(_in" + n + ");\n"
+                          : "    const " + type + " " + param.name + " = _in" + n + ";\n";
+    } else if (param.output) {
       bindings += widened ? "    const _ufunc::half_ref<" + type + "> " + param.name + "{reinterpret_cast<" + type +
                                 "*>(" + at + "};\n"
                           : "    " + type + "& " + param.name + " = *reinterpret_cast<" + type + "*>(" + at + ";\n";
@@ -274,7 +286,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << "  long long _off[" << items << "][_ops];\n"
     << "  bool _on[" << items << "];\n"
     << "  unsigned _flags = 0;\n"
-    << loaded << "#pragma unroll\n"
+    << once << loaded << "#pragma unroll\n"
     << "  for (int _u = 0; _u < " << items << "; ++_u) {\n"
     << "    long long _rest = _first + _u * " << threads << ";\n"
     << "    _on[_u] = _rest < _c.size;\n"
@@ -299,7 +311,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << body << "\n"
     << "    ;\n"  // a body may end without its semicolon, as CuPy's may
     << "    }\n";
-  if (!body_flags)
+  if (!options.body_flags)
     s << "    if (_fp.flags) {\n"
       << "      const bool _out_nan = " << any(out_nan) << ", _out_inf = " << any(out_inf) << ";\n"
       << "      if (_out_nan && !(" << any(in_nan) << ")) _flags |= _ufunc::fp_invalid;\n"

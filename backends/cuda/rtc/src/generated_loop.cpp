@@ -98,9 +98,16 @@ void launch(const device_call& c, const void* data) {
   auto& loop = *const_cast<generated_loop*>(static_cast<const generated_loop*>(data));
   const int operands = c.nin + c.nout + (c.has_where ? 1 : 0);
   // The contiguous instantiation (ND 0) where every operand (the mask last) steps by its
-  // element's size.
+  // element's size (0 for an input the kernel reads once).
   bool contiguous = c.ndim <= 1;
   const auto& bytes = loop.program.operand_bytes;
+  for (int a = 0; a < operands; ++a)
+    if (std::size_t(a) < bytes.size() && bytes[std::size_t(a)] == 0)
+      for (int k = 0; k < c.ndim; ++k)
+        if (c.strides[a][k] != 0)
+          throw value_error("generated kernel '" + loop.name + "': operand " + std::to_string(a) +
+                            " is read once (a 0-d argument), but the call steps through it (stride " +
+                            std::to_string(c.strides[a][k]) + " in dimension " + std::to_string(k) + ")");
   for (int a = 0; a < operands && c.ndim == 1; ++a)
     contiguous &= std::size_t(a) < bytes.size() && c.strides[a][0] == bytes[std::size_t(a)];
   std::size_t bucket = contiguous ? 0 : 1;

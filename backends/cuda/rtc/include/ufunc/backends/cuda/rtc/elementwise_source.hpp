@@ -51,7 +51,8 @@ struct elementwise_program {
   /// Broadcast operands (non-raw parameters), without the mask.
   int broadcast_operands = 0;
   /// The element size of each broadcast operand, then the mask's (1): the strides of a call
-  /// that the contiguous instantiation (ND 0) runs.
+  /// that the contiguous instantiation (ND 0) runs. 0 for an input read once
+  /// (source_options::read_once), whose strides are all 0.
   std::vector<long long> operand_bytes;
   /// Whether the source includes the library's headers (float16 and bfloat16 parameters):
   /// compile it with library_headers() and library_header_options() (library_headers.hpp).
@@ -71,22 +72,33 @@ struct elementwise_program {
 [[nodiscard]] std::string type_prelude(const parameter_list& p, std::span<const ufunc::dtype> bound,
                                        std::span<const ufunc::dtype> extra = {});
 
+/// How elementwise_source generates a kernel beyond its parameters and body.
+struct source_options {
+  /// The body classifies its own floating-point flags, or-ing fp_flag bits into
+  /// `unsigned _flags` where `_fp.flags` is set (a fused expression applies each node's rule),
+  /// instead of the generic rule of the launch ABI above.
+  bool body_flags = false;
+  /// float16 and bfloat16 parameters: the body computes in float, as NumPy does float16:
+  /// such an input is a `const float`, an output (and a raw parameter's element) a
+  /// `_ufunc::half_ref` that reads as float and rounds each value assigned to it once, and a
+  /// placeholder bound to them names float. Off (a fused expression, whose steps convert
+  /// themselves), they are the library's float16_t / bfloat16_t values.
+  bool widen_half = true;
+  /// Per parameter (empty: none): a non-raw input that every call passes as a 0-d operand
+  /// (a fused function's C++ scalar argument), which the kernel reads once, before its
+  /// elements, instead of once per element. Its operand_bytes is 0, so a call whose other
+  /// operands are contiguous runs the contiguous instantiation; the launcher refuses a call
+  /// where such an operand has a nonzero stride.
+  std::vector<bool> read_once;
+};
+
 /// Generates the kernel for `p` with its placeholders bound to `bound`. The body sees each
 /// non-raw input as a const value of its type, each non-raw output as a reference, each
 /// raw parameter as a `_ufunc::raw<T>`, `i` (the flat index), `_ind.size()` (the number of
 /// elements), and the placeholders as type names; `preamble` goes before the kernel
 /// (device functions the body calls). `name` must be a C identifier (value_error).
-/// `body_flags`: the body classifies its own floating-point flags, or-ing fp_flag bits into
-/// `unsigned _flags` where `_fp.flags` is set (a fused expression applies each node's rule),
-/// instead of the generic rule of the launch ABI above.
-/// float16 and bfloat16 parameters (`widen_half`): the body computes in float, as NumPy does
-/// float16: such an input is a `const float`, an output (and a raw parameter's element) a
-/// `_ufunc::half_ref` that reads as float and rounds each value assigned to it once, and a
-/// placeholder bound to them names float. Without `widen_half` (a fused expression, whose
-/// steps convert themselves) they are the library's float16_t / bfloat16_t values.
 [[nodiscard]] elementwise_program elementwise_source(const parameter_list& p, std::span<const ufunc::dtype> bound,
                                                      std::string_view body, std::string_view name,
-                                                     std::string_view preamble, bool body_flags = false,
-                                                     bool widen_half = true);
+                                                     std::string_view preamble, const source_options& options = {});
 
 }  // namespace ufunc::cuda::rtc
