@@ -32,18 +32,22 @@ inline void device_sync() {
   }
 }
 
+/// Seconds of one call of f, until the device has finished it.
+template <class F>
+double synchronized_seconds(F& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  device_sync();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 /// Median of `reps` timed calls after `warm` untimed ones, each call synchronized.
 template <class F>
 double median_synchronized(F&& f, int warm, int reps) {
   for (int k = 0; k < warm; ++k) f();
   device_sync();
   std::vector<double> t;
-  for (int k = 0; k < reps; ++k) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    device_sync();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
+  for (int k = 0; k < reps; ++k) t.push_back(synchronized_seconds(f));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
@@ -57,19 +61,13 @@ std::pair<double, double> median_synchronized_pair(F&& f, G&& g, int warm, int r
   for (int k = 0; k < warm; ++k) f(), g();
   device_sync();
   std::vector<double> tf, tg;
-  const auto timed = [](auto& call, std::vector<double>& into) {
-    const auto t0 = std::chrono::steady_clock::now();
-    call();
-    device_sync();
-    into.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  };
   for (int k = 0; k < reps; ++k) {
     if (k % 2 == 0) {
-      timed(f, tf);
-      timed(g, tg);
+      tf.push_back(synchronized_seconds(f));
+      tg.push_back(synchronized_seconds(g));
     } else {
-      timed(g, tg);
-      timed(f, tf);
+      tg.push_back(synchronized_seconds(g));
+      tf.push_back(synchronized_seconds(f));
     }
   }
   std::sort(tf.begin(), tf.end());
