@@ -138,34 +138,57 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
                      literal(p.slots[s].type, p.constants[c].data()) + ";\n";
         break;
       }
-  // The probe of value `v` of dtype t (the fast path's, below), for floating and complex values.
-  const auto probe_of = [](const std::string& v, dtype t) -> std::string {
+  // A C++ scalar argument (weak) comes to every call of this trace as a 0-d operand: the
+  // kernel reads it once, and a call whose arrays are contiguous runs the contiguous
+  // instantiation, not the strided one (Black-Scholes' kernel at 2^28 float32, H200, event
+  // time: 2.19 ms contiguous against 2.46 strided). Such inputs, the constants and the
+  // results of steps whose operands all are uniform are the same for every element.
+  std::vector<bool> read_once(std::size_t(nin), false);
+  for (const auto& v : p.slots)
+    if (v.where == slot::kind::operand && v.index < nin && v.weak) read_once[std::size_t(v.index)] = true;
+  std::vector<bool> uniform(p.slots.size(), false), uniform_step(p.steps.size(), false);
+  for (std::size_t s = 0; s < p.slots.size(); ++s)
+    uniform[s] =
+        p.slots[s].where == slot::kind::constant ||
+        (p.slots[s].where == slot::kind::operand && p.slots[s].index < nin && read_once[std::size_t(p.slots[s].index)]);
+  for (std::size_t k = 0; k < p.steps.size(); ++k) {
+    uniform_step[k] = std::all_of(p.steps[k].inputs.begin(), p.steps[k].inputs.end(),
+                                  [&](const auto& a) { return uniform[std::size_t(a.slot)]; });
+    for (const int o : p.steps[k].outputs) uniform[std::size_t(o)] = uniform_step[k];
+  }
+  // The probe of value `v` of dtype t (the fast path's, below), for floating and complex values,
+  // into the accumulators _pf / _pd (an element's) or _upf / _upd (the uniform values').
+  const auto probe_of = [](const std::string& v, dtype t, bool of_uniform) -> std::string {
     if (!(t.is_floating() || t.is_complex())) return {};
     const bool single = t == float32 || t == complex64 || cuda::rtc::is_half_precision(t);
-    return std::string("_ufunc::probe(") + (single ? "_pf" : "_pd") + ", " + v + ");\n";
+    return std::string("_ufunc::probe(") + (of_uniform ? "_u" : "_") + (single ? "pf" : "pd") + ", " + v + ");\n";
   };
   // The steps, each followed by its classification (`flags`) or by the probe of its values
-  // (`probes`: floating and complex results and casts).
-  const auto steps = [&](bool flags, bool probes) {
-    std::string body;
-    const auto probe = [&](const std::string& v, dtype t) {
-      if (probes) body += probe_of(v, t);
-    };
+  // (`probes`: floating and complex results and casts). With `hoist`, the uniform steps and the
+  // casts of uniform values go to `prologue` (once per thread), the rest to the returned body.
+  struct generated {
+    std::string prologue, body;
+  };
+  const auto steps = [&](bool flags, bool probes, bool hoist) {
+    generated g;
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
       const auto& s = p.steps[k];
       const std::string r = "_r" + std::to_string(k);
+      std::string& body = hoist && uniform_step[k] ? g.prologue : g.body;
       std::string args;
       for (std::size_t i = 0; i < s.inputs.size(); ++i) {
         const auto& a = s.inputs[i];
         std::string v = local(a.slot);
         if (a.cast != nullptr) {
+          const bool once = hoist && uniform[std::size_t(a.slot)];
+          std::string& at = once ? g.prologue : body;
           const dtype to_type = p.slots[std::size_t(a.cast_temp)].type;
           const std::string cast =
               "_fused::convert_op<" + type_name(to_type) + ", " + type_name(p.slots[std::size_t(a.slot)].type) + ">";
           const std::string to = local(a.cast_temp);
-          body += "const auto " + to + " = " + cast + "{}(" + v + ");\n";
-          if (flags) body += "if (_fp.flags) _flags |= _fused::fp_flags_of<" + cast + ">(" + to + ", " + v + ");\n";
-          probe(to, to_type);
+          at += "const auto " + to + " = " + cast + "{}(" + v + ");\n";
+          if (flags) at += "if (_fp.flags) _flags |= _fused::fp_flags_of<" + cast + ">(" + to + ", " + v + ");\n";
+          if (probes) at += probe_of(to, to_type, once);
           v = to;
         }
         args += (i ? ", " : "") + v;
@@ -181,10 +204,10 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
         const std::string value = s.outputs.size() == 1 ? r : "::cuda::std::get<" + std::to_string(o) + ">(" + r + ")";
         body += "const " + type_name(t) + " " + local(s.outputs[o]) + " = static_cast<" + type_name(t) + ">(" + value +
                 ");\n";
-        probe(local(s.outputs[o]), t);
+        if (probes) body += probe_of(local(s.outputs[o]), t, hoist && uniform_step[k]);
       }
     }
-    return body;
+    return g;
   };
   std::string stores;
   for (std::size_t o = 0; o < p.outputs.size(); ++o)
@@ -220,21 +243,36 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
   // them live across the fast path, and the rarely taken branch sets the kernel's register
   // count (Black-Scholes on the H100: 96 registers and 3.9 ms at 2^28 float32, 51 and 2.8 ms
   // outlined, the same bits and flags).
-  std::string body, classify;
+  //
+  // On the fast path the uniform steps run once per thread, before its elements (the
+  // kernel's prologue), probed on their own: computed per element they kept their operands
+  // live (Black-Scholes' r and v, doubles) and cost registers, and the compiler did not hoist
+  // them out of the element loop. An element whose probe or the uniform values' probe found a
+  // non-finite value is classified as before, from its inputs, all of its steps again (so an
+  // element that where= skips, or a thread without elements, reports nothing).
+  std::string body, classify, prologue;
   if (!probe_safe) {
-    body = constants + steps(true, false) + stores;
+    body = constants + steps(true, false, false).body + stores;
   } else {
-    std::string input_probes, classify_params, classify_args;
+    std::string input_probes, uniform_probes, classify_params, classify_args;
     for (int i = 0; i < nin; ++i) {
       const std::string x = "x" + std::to_string(i);
-      input_probes += probe_of(x, p.types.input(i));
+      (read_once[std::size_t(i)] ? uniform_probes : input_probes) +=
+          probe_of(x, p.types.input(i), read_once[std::size_t(i)]);
       classify_params += ", const " + type_name(p.types.input(i)) + " " + x;
       classify_args += ", " + x;
     }
     classify = "__device__ __noinline__ unsigned _ufunc_classify(const _ufunc::fp_sink& _fp" + classify_params +
-               ") {\nunsigned _flags = 0;\n" + constants + steps(true, false) + "return _flags;\n}\n";
-    body = constants + "float _pf = 0;\ndouble _pd = 0;\n" + input_probes + "{\n" + steps(false, true) + stores +
-           "}\n" + "if (_fp.flags && (_pf != _pf || _pd != _pd || (_fp.active & _ufunc::fp_underflow) != 0))\n" +
+               ") {\nunsigned _flags = 0;\n" + constants + steps(true, false, false).body + "return _flags;\n}\n";
+    const generated fast = steps(false, true, true);
+    const bool any_uniform = !(uniform_probes.empty() && fast.prologue.empty());
+    prologue = constants;
+    if (any_uniform)
+      prologue += "float _upf = 0;\ndouble _upd = 0;\n" + uniform_probes + fast.prologue +
+                  "const bool _uniform_nonfinite = _upf != _upf || _upd != _upd;\n";
+    body = "float _pf = 0;\ndouble _pd = 0;\n" + input_probes + "{\n" + fast.body + stores + "}\n" +
+           "if (_fp.flags && (" + (any_uniform ? "_uniform_nonfinite || " : "") +
+           "_pf != _pf || _pd != _pd || (_fp.active & _ufunc::fp_underflow) != 0))\n" +
            "_flags |= _ufunc_classify(_fp" + classify_args + ");\n";
   }
 
@@ -249,16 +287,11 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
       definitions += st.source_preamble;
     }
   definitions += classify;
-  // A C++ scalar argument (weak) comes to every call of this trace as a 0-d operand: the
-  // kernel reads it once, and a call whose arrays are contiguous runs the contiguous
-  // instantiation, not the strided one (Black-Scholes' kernel at 2^28 float32, H200, event
-  // time: 2.19 ms contiguous against 2.46 strided).
   cuda::rtc::source_options source;
   source.body_flags = true;
   source.widen_half = false;  // each step converts its 16-bit values itself
-  source.read_once.assign(std::size_t(nin), false);  // inputs only; outputs are never read once
-  for (const auto& v : p.slots)
-    if (v.where == slot::kind::operand && v.index < nin && v.weak) source.read_once[std::size_t(v.index)] = true;
+  source.read_once = read_once;  // inputs only; outputs are never read once
+  source.prologue = prologue;
   auto program = cuda::rtc::elementwise_source(params, {}, body, kernel_name, definitions, source);
   std::vector<std::string> options = cuda::rtc::library_header_options();
   // Each node rounds its result as its own device loop does: no a * b + c contracted across

@@ -208,6 +208,33 @@ TEST_CASE("cuda fuse: mixed dtypes, weak scalars, where=, several outputs, 0-d, 
   check_close(cplx(cz), cplx.call_unfused(std::vector<ufunc::operand>{cz}, {.target = cuda}).front(), 8);
 }
 
+TEST_CASE("cuda fuse: steps of C++ scalars alone run once per thread, with the chain's values and flags") {
+  // r * r + 0.5 is computed once per thread (before its elements), the product per element.
+  auto scaled = ufunc::fuse([](auto a, auto r) { return a * (r * r + 0.5); }, "scaled_square");
+  const auto chain = [&](const ufunc::array& a, double r) {
+    return scaled.call_unfused(std::vector<ufunc::operand>{a, r}, {.target = cuda}).front();
+  };
+  for (std::size_t n : {1u, 255u, 1025u, 4099u}) {
+    CAPTURE(n);
+    const auto x = dev(ufunc_test::sample_array<float>(n, 13));
+    check_close(scaled(x, 2.5), chain(x, 2.5), 0);
+    check_close(scaled(x, -0.75), chain(x, -0.75), 0);
+  }
+  const auto x = dev(ufunc_test::sample_array<float>(3000, 14));
+  const auto back = x[{ufunc::slice{std::nullopt, std::nullopt, -2}}];
+  check_close(scaled(back, 1.25), chain(back, 1.25), 0);
+  // A uniform step that overflows (1e200 squared, in float64) is reported as the chain's
+  // multiply reports it; none is where no element is computed.
+  const ufunc::errstate guard({.over = ufunc::fp_policy::raise});
+  CHECK_THROWS_WITH_AS((void)scaled(x, 1e200), doctest::Contains("overflow encountered"), ufunc::floating_point_error);
+  CHECK_THROWS_AS((void)chain(x, 1e200), ufunc::floating_point_error);
+  CHECK_NOTHROW((void)scaled(x, 3.0));
+  auto out = dev(ufunc::array::zeros({3000}, ufunc::float32));
+  const auto none = dev(ufunc::array::zeros({3000}, ufunc::bool_));
+  CHECK_NOTHROW(scaled(x, 1e200, {.out = {out}, .where = none}));
+  CHECK(ufunc::to_host(out).to_vector<float>() == std::vector<float>(3000, 0.0f));
+}
+
 TEST_CASE("cuda fuse: Black-Scholes (Numba's and CuPy's example) equals its unfused device calls") {
   auto bs =
       ufunc::fuse([](auto s, auto x, auto t, auto r, auto v) { return black_scholes(s, x, t, r, v); }, "black_scholes");

@@ -41,6 +41,7 @@ void compile_for_sm90(const std::string& source, const std::string& name,
   r.headers = rtc::library_headers();
   r.options = rtc::library_header_options();
   r.options.emplace_back("--fmad=false");
+  ufunc_test::compile_check_only(r);
   const auto out = rtc::compile(r);
   CHECK(out.cubin.compare(0, 4,
                           "\x7f"
@@ -86,13 +87,50 @@ TEST_CASE("fused cuda source: a C++ scalar argument is read once, so contiguous 
   const auto g = ufunc::fusion::compile_graph(outputs, types, weak, "scaled");
   REQUIRE(g->runs_on_device());
   const std::string& s = g->device_source();
-  CHECK(contains(s, "const double _in1 = *reinterpret_cast<const double*>(_c.base[1]);"));
-  CHECK_FALSE(contains(s, "_in1[_u]"));
-  CHECK(contains(s, "_fused::convert_op<float, double>{}(x1)"));
+  const auto loop = s.find("for (int _u = 0;");
+  const auto once = s.find("const double x1 = *reinterpret_cast<const double*>(_c.base[1]);");
+  REQUIRE(once != std::string::npos);
+  CHECK(once < loop);
+  CHECK_FALSE(contains(s, "_in1"));
+  // Its cast to float32 is made once per thread, before the elements, and probed there.
+  const auto cast = s.find("_fused::convert_op<float, double>{}(x1)", once);
+  CHECK(cast > once);
+  CHECK(cast < loop);
+  CHECK(contains(s, "_ufunc::probe(_upd, x1);"));
+  CHECK(contains(s, "_uniform_nonfinite || _pf != _pf"));
   // The same graph of two arrays reads both per element.
   const auto arrays = ufunc::fusion::compile_graph(outputs, types, {}, "scaled");
   CHECK(contains(arrays->device_source(), "_in1[_u] = *reinterpret_cast<const double*>(_c.base[1] + _off[_u][1]);"));
   if (rtc::nvrtc_available()) compile_for_sm90(s, "scaled", "_ufunc_elementwise<0, false>");
+}
+
+TEST_CASE("fused cuda source: steps of constants and C++ scalars only run once per thread, not per element") {
+  // x * (r * r + 0.5): r * r + 0.5 (double, weak) is uniform, the product per element.
+  std::vector<ufunc::fusion::expr> in{ufunc::fusion::input(0), ufunc::fusion::input(1)};
+  const auto outputs = std::vector<ufunc::fusion::expr>{in[0] * (in[1] * in[1] + 0.5)};
+  const std::vector<std::optional<ufunc::weak_scalar>> weak{std::nullopt, ufunc::weak_scalar(2.5)};
+  const std::vector<ufunc::dtype> types{ufunc::float32, ufunc::float64};
+  const auto g = ufunc::fusion::compile_graph(outputs, types, weak, "uniform");
+  REQUIRE(g->runs_on_device());
+  const std::string& s = g->device_source();
+  const auto loop = s.find("for (int _u = 0;");
+  const auto kernel = s.find("_ufunc_elementwise(");
+  const auto square = s.find("ufunc::ops::multiply{}(x1, x1)", kernel);
+  REQUIRE(square != std::string::npos);
+  CHECK(square < loop);
+  CHECK(s.find("ufunc::ops::add{}(", kernel) < loop);
+  // The product with the array's element is in the loop.
+  const auto product = s.find("ufunc::ops::multiply{}(x0, ", kernel);
+  REQUIRE(product != std::string::npos);
+  CHECK(product > loop);
+  // The classification, out of line, still computes every step from the inputs.
+  const auto classify = s.find("_ufunc_classify(const _ufunc::fp_sink& _fp");
+  REQUIRE(classify != std::string::npos);
+  CHECK(s.find("ufunc::ops::multiply{}(x1, x1)", classify) < kernel);
+  // Without a C++ scalar, nothing is hoisted but the constants.
+  const auto arrays = ufunc::fusion::compile_graph(outputs, types, {}, "uniform");
+  CHECK_FALSE(contains(arrays->device_source(), "_uniform_nonfinite"));
+  if (rtc::nvrtc_available()) compile_for_sm90(s, "uniform", "_ufunc_elementwise<0, false>");
 }
 
 TEST_SUITE("nvrtc") {
@@ -157,6 +195,7 @@ TEST_SUITE("nvrtc") {
       r.headers = rtc::library_headers();
       r.options = rtc::library_header_options();
       r.options.emplace_back("--fmad=false");
+      ufunc_test::compile_check_only(r);
       return r;
     };
     std::vector<std::size_t> lowered(chunks.size()), wanted(chunks.size());

@@ -10,6 +10,7 @@
 #include <ufunc/backends/cuda/rtc/compiler.hpp>
 #include <ufunc/backends/cuda/rtc/elementwise_kernel.hpp>
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
+#include <ufunc/backends/cuda/rtc/generated_loop.hpp>
 #include <ufunc/backends/cuda/rtc/module.hpp>
 #include <ufunc/backends/cuda/rtc/parameters.hpp>
 #include <ufunc/backends/cuda/rtc/reduction_kernel.hpp>
@@ -147,18 +148,69 @@ TEST_CASE("rtc source: an input read once is loaded before the elements, its ope
   o.read_once = {false, true, false};
   const auto s = rtc::elementwise_source(p, std::vector<ufunc::dtype>{ufunc::float32}, "z = x * r;", "scale", "", o);
   CHECK(s.operand_bytes == std::vector<long long>{4, 0, 4, 1});  // x, r (read once), z, the mask
-  const auto once = s.source.find("const double _in1 = *reinterpret_cast<const double*>(_c.base[1]);");
+  const auto once = s.source.find("const double r = *reinterpret_cast<const double*>(_c.base[1]);");
   REQUIRE(once != std::string::npos);
   CHECK(once > s.source.find("griddepcontrol.wait;"));  // after the previous grid's writes
   CHECK(once < s.source.find("for (int _u = 0;"));      // before the elements
-  CHECK(contains(s.source, "const double r = _in1;"));
-  CHECK_FALSE(contains(s.source, "_in1[_u]"));
+  CHECK_FALSE(contains(s.source, "_in1"));
   CHECK(contains(s.source, "_in0[_u] = *reinterpret_cast<const float*>(_c.base[0] + _off[_u][0]);"));
+  // The prologue runs once per thread, after the read-once inputs and before the elements; the
+  // body sees what it declares.
+  o.prologue = "const double r2 = r * r;";
+  const auto with_prologue =
+      rtc::elementwise_source(p, std::vector<ufunc::dtype>{ufunc::float32}, "z = x * r2;", "scale2", "", o);
+  const auto prologue = with_prologue.source.find("const double r2 = r * r;");
+  REQUIRE(prologue != std::string::npos);
+  CHECK(prologue > with_prologue.source.find("const double r = *reinterpret_cast"));
+  CHECK(prologue < with_prologue.source.find("for (int _u = 0;"));
   // Only a broadcast input can be read once.
+  o.prologue.clear();
   o.read_once = {false, false, true};
   CHECK_THROWS_WITH_AS(
       (void)rtc::elementwise_source(p, std::vector<ufunc::dtype>{ufunc::float32}, "z = x;", "k", "", o),
       doctest::Contains("parameter z is read once, so it must be a non-raw input"), ufunc::value_error);
+}
+
+TEST_CASE("rtc source: a call runs the contiguous instantiation where every operand steps by its element") {
+  // x (float32), r (float64, read once), z (float32): operand_bytes 4, 0, 4 and the mask's 1.
+  const auto p = rtc::parse_parameters("T x, float64 r", "T z");
+  rtc::source_options o;
+  o.read_once = {false, true, false};
+  const auto s = rtc::elementwise_source(p, std::vector<ufunc::dtype>{ufunc::float32}, "z = x * r;", "scale", "", o);
+  ufunc::device_call c{};
+  c.nin = 2;
+  c.nout = 1;
+  c.ndim = 1;
+  c.size = c.shape[0] = 1000;
+  c.strides[0][0] = 4;
+  c.strides[1][0] = 0;
+  c.strides[2][0] = 4;
+  const auto chosen = [&] { return s.name_expressions.at(rtc::instantiation_for(s, c, "scale")); };
+  CHECK(chosen() == "_ufunc_elementwise<0, false>");
+  c.has_where = true;
+  c.strides[3][0] = 1;
+  CHECK(chosen() == "_ufunc_elementwise<0, true>");
+  c.strides[3][0] = 0;  // a broadcast mask
+  CHECK(chosen() == "_ufunc_elementwise<1, true>");
+  c.has_where = false;
+  c.strides[0][0] = -4;  // reversed
+  CHECK(chosen() == "_ufunc_elementwise<1, false>");
+  c.strides[0][0] = 4;
+  c.ndim = 2;
+  c.shape[0] = 10;
+  c.shape[1] = 100;
+  c.strides[0][1] = c.strides[2][1] = 40;
+  c.strides[1][1] = 0;
+  CHECK(chosen() == "_ufunc_elementwise<2, false>");
+  c.ndim = 4;
+  c.shape[2] = c.shape[3] = 1;
+  CHECK(chosen() == "_ufunc_elementwise<64, false>");
+  c.ndim = 0;  // a 0-d call
+  CHECK(chosen() == "_ufunc_elementwise<0, false>");
+  // A call that steps through the input read once is refused.
+  c.ndim = 1;
+  c.strides[1][0] = 8;
+  CHECK_THROWS_WITH_AS((void)chosen(), doctest::Contains("operand 1 is read once"), ufunc::value_error);
 }
 
 TEST_CASE("rtc source: numbered_source numbers every line") {
@@ -191,6 +243,7 @@ TEST_SUITE("nvrtc") {
         r.headers = rtc::library_headers();
         r.options = rtc::library_header_options();
       }
+      ufunc_test::compile_check_only(r);
       const auto out = rtc::compile(r);
       // An ELF image, with the lowered name of every instantiation in it.
       REQUIRE(out.cubin.size() > 4);
@@ -267,6 +320,7 @@ TEST_SUITE("nvrtc") {
       r.source = sum_sq.source(std::vector<ufunc::dtype>{t});
       r.name = "sum_sq.cu";
       r.architecture = 90;
+      ufunc_test::compile_check_only(r);
       const auto out = rtc::compile(r);
       CHECK(contains(out.cubin, "_ufunc_reduce_partial"));
       CHECK(contains(out.cubin, "_ufunc_reduce_final"));

@@ -256,9 +256,9 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     const std::string n = std::to_string(operand++);
     const std::string at = "_c.base[" + n + "] + _off[_u][" + n + "])";
     if (read_once(k)) {
-      once += "  const " + type + " _in" + n + " = *reinterpret_cast<const " + type + "*>(_c.base[" + n + "]);\n";
-      bindings += widened ? "    const float " + param.name + " = static_cast<float>(_in" + n + ");\n"
-                          : "    const " + type + " " + param.name + " = _in" + n + ";\n";
+      const std::string value = "*reinterpret_cast<const " + type + "*>(_c.base[" + n + "])";
+      once += widened ? "  const float " + param.name + " = static_cast<float>(" + value + ");\n"
+                      : "  const " + type + " " + param.name + " = " + value + ";\n";
     } else if (param.output) {
       bindings += widened ? "    const _ufunc::half_ref<" + type + "> " + param.name + "{reinterpret_cast<" + type +
                                 "*>(" + at + "};\n"
@@ -286,7 +286,7 @@ elementwise_program elementwise_source(const parameter_list& p, std::span<const 
     << "  long long _off[" << items << "][_ops];\n"
     << "  bool _on[" << items << "];\n"
     << "  unsigned _flags = 0;\n"
-    << once << loaded << "#pragma unroll\n"
+    << once << options.prologue << (options.prologue.empty() ? "" : "\n") << loaded << "#pragma unroll\n"
     << "  for (int _u = 0; _u < " << items << "; ++_u) {\n"
     << "    long long _rest = _first + _u * " << threads << ";\n"
     << "    _on[_u] = _rest < _c.size;\n"

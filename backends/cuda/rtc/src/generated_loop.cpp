@@ -91,29 +91,42 @@ detail::cu_function function_on_device(generated_loop& loop, int ordinal, std::s
   return function;
 }
 
+}  // namespace
+
+std::size_t instantiation_for(const elementwise_program& program, const device_call& c, std::string_view name) {
+  const int operands = c.nin + c.nout + (c.has_where ? 1 : 0);
+  const auto& bytes = program.operand_bytes;
+  for (int a = 0; a < operands; ++a)
+    if (std::size_t(a) < bytes.size() && bytes[std::size_t(a)] == 0)
+      for (int k = 0; k < c.ndim; ++k)
+        if (c.strides[a][k] != 0)
+          throw value_error("generated kernel '" + std::string(name) + "': operand " + std::to_string(a) +
+                            " is read once (a 0-d argument), but the call steps through it (stride " +
+                            std::to_string(c.strides[a][k]) + " in dimension " + std::to_string(k) + ")");
+  // ND 0 where every operand (the mask last) steps by its element's size (0 for an input the
+  // kernel reads once); else the first bucket of ND > 0 that holds the call's dimensions.
+  bool contiguous = c.ndim <= 1;
+  for (int a = 0; a < operands && c.ndim == 1; ++a)
+    contiguous &= std::size_t(a) < bytes.size() && c.strides[a][0] == bytes[std::size_t(a)];
+  std::size_t bucket = 0;
+  if (!contiguous) {
+    bucket = 1;
+    while (elementwise_dims[bucket] < c.ndim) ++bucket;
+  }
+  return (c.has_where ? dim_buckets : 0) + bucket;
+}
+
+namespace {
+
 // device_loop_fn: the cuda backend has made the call's device current (its primary
 // context) and planned the operands; this picks the instantiation and launches it.
 void launch(const device_call& c, const void* data) {
   if (c.size == 0) return;
   auto& loop = *const_cast<generated_loop*>(static_cast<const generated_loop*>(data));
   const int operands = c.nin + c.nout + (c.has_where ? 1 : 0);
-  // The contiguous instantiation (ND 0) where every operand (the mask last) steps by its
-  // element's size (0 for an input the kernel reads once).
-  bool contiguous = c.ndim <= 1;
-  const auto& bytes = loop.program.operand_bytes;
-  for (int a = 0; a < operands; ++a)
-    if (std::size_t(a) < bytes.size() && bytes[std::size_t(a)] == 0)
-      for (int k = 0; k < c.ndim; ++k)
-        if (c.strides[a][k] != 0)
-          throw value_error("generated kernel '" + loop.name + "': operand " + std::to_string(a) +
-                            " is read once (a 0-d argument), but the call steps through it (stride " +
-                            std::to_string(c.strides[a][k]) + " in dimension " + std::to_string(k) + ")");
-  for (int a = 0; a < operands && c.ndim == 1; ++a)
-    contiguous &= std::size_t(a) < bytes.size() && c.strides[a][0] == bytes[std::size_t(a)];
-  std::size_t bucket = contiguous ? 0 : 1;
-  while (elementwise_dims[bucket] < c.ndim) ++bucket;
-  const auto function = function_on_device(loop, c.device, (c.has_where ? dim_buckets : 0) + bucket);
-  const int nd = std::max(elementwise_dims[bucket], 1);
+  const std::size_t which = instantiation_for(loop.program, c, loop.name);
+  const auto function = function_on_device(loop, c.device, which);
+  const int nd = std::max(elementwise_dims[which % dim_buckets], 1);
   // _ufunc::call<ND, B>: size, shape[ND], strides[B][ND], base[B], all 8-byte words; on the
   // stack for the small instantiations (a call's host time is the launch's at small sizes).
   const auto count = static_cast<std::size_t>(1 + nd + operands * nd + operands);

@@ -88,8 +88,14 @@ struct source_options {
   /// (a fused function's C++ scalar argument), which the kernel reads once, before its
   /// elements, instead of once per element. Its operand_bytes is 0, so a call whose other
   /// operands are contiguous runs the contiguous instantiation; the launcher refuses a call
-  /// where such an operand has a nonzero stride.
+  /// where such an operand has a nonzero stride. Its name is bound once, in the kernel's
+  /// scope, before `prologue`.
   std::vector<bool> read_once;
+  /// Code each thread runs once, before its elements (after the read-once inputs, which it
+  /// sees by their names): what it declares, the body sees. A fused expression computes
+  /// there its steps whose operands are all constants or read-once inputs, so that no
+  /// element repeats them, nor keeps their wider operands live.
+  std::string prologue;
 };
 
 /// Generates the kernel for `p` with its placeholders bound to `bound`. The body sees each

@@ -13,11 +13,13 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ufunc/backends/cuda/rtc/elementwise_source.hpp>
 #include <ufunc/backends/cuda/rtc/library_headers.hpp>
 #include <ufunc/core/array.hpp>
+#include <ufunc/core/device_call.hpp>
 #include <ufunc/core/loop.hpp>
 
 namespace ufunc::cuda::rtc {
@@ -45,6 +47,14 @@ struct fused_node_source {
 /// Puts `loop` in `e`'s cuda slot (its elementwise launcher; no methods); the caller keeps
 /// `loop` alive while `e` is registered (e.keepalive or an owner of it).
 void attach_device(loop_entry& e, const std::shared_ptr<generated_loop>& loop);
+
+/// Which of `program`'s instantiations (its name_expressions' index) runs call `c`: the
+/// contiguous one (ND 0) where the call is one dimension and every operand steps by its
+/// operand_bytes (0 for an input read once), else the smallest ND that holds the call's
+/// dimensions; the masked ones where the call has where=. A value_error where the call steps
+/// through an input that the program reads once.
+[[nodiscard]] std::size_t instantiation_for(const elementwise_program& program, const device_call& c,
+                                            std::string_view name);
 
 /// The raw parameters' arrays of the launches this thread makes while the scope lives
 /// (elementwise_kernel's `raw T x` inputs, in declaration order).
