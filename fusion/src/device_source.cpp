@@ -289,7 +289,7 @@ void generate_device_loop(compiled_graph::plan& p, std::string_view name) {
   definitions += classify;
   cuda::rtc::source_options source;
   source.body_flags = true;
-  source.widen_half = false;  // each step converts its 16-bit values itself
+  source.widen_half = false;     // each step converts its 16-bit values itself
   source.read_once = read_once;  // inputs only; outputs are never read once
   source.prologue = prologue;
   auto program = cuda::rtc::elementwise_source(params, {}, body, kernel_name, definitions, source);

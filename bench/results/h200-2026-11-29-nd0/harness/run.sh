@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # nvcc builds of generated Black-Scholes kernels, timed by events; SASS counts of those and of the NVRTC cubin.
-cd "$(dirname "$0")"  # with the generated sources, main.cuh and incl/ beside it
-R=$(cd ../.. && pwd)
+cd "$(dirname "$0")"  # gen_bs32.cu, gen_bsw32.cu, new_bsw32.cu (generate.cpp), incl/ and new_bsw32.cubin beside it
+R=$(git rev-parse --show-toplevel)
 flags="-std=c++20 --expt-relaxed-constexpr -O3 -arch=sm_90 --fmad=false -DELEM=float -DITEMS=4 -Iincl -I$R/core/include -I$R/ufuncs/include -I$R/backends/cuda/include"
 build() { { cat $1.cu; echo '#include "main.cuh"'; } > m_$1.cu; nvcc $flags $2 m_$1.cu -o x_$1 -lcuda 2>&1 | grep -v warning | head -5; }
 build gen_bs32 "" &
