@@ -3,7 +3,7 @@
 cd "$(dirname "$0")"  # gen_bs32.cu, gen_bsw32.cu, new_bsw32.cu (generate.cpp), incl/ and new_bsw32.cubin beside it
 R=$(git rev-parse --show-toplevel)
 flags="-std=c++20 --expt-relaxed-constexpr -O3 -arch=sm_90 --fmad=false -DELEM=float -DITEMS=4 -Iincl -I$R/core/include -I$R/ufuncs/include -I$R/backends/cuda/include"
-build() { { cat $1.cu; echo '#include "main.cuh"'; } > m_$1.cu; nvcc $flags $2 m_$1.cu -o x_$1 -lcuda 2>&1 | grep -v warning | head -5; }
+build() { { cat $1.cu; echo "#include \"$R/bench/results/h200-2026-11-28-read-once/items_harness/main.cuh\""; } > m_$1.cu; nvcc $flags $2 m_$1.cu -o x_$1 -lcuda 2>&1 | grep -v warning | head -5; }
 build gen_bs32 "" &
 build new_bsw32 "-DNONCE=2" &
 build gen_bsw32 "-DNONCE=2" &
