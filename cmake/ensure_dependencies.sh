@@ -66,6 +66,14 @@ ufunc__has_nvcc() {
   return 1
 }
 
+ufunc__has_clang() {
+  command -v clang++ >/dev/null 2>&1 && command -v clang >/dev/null 2>&1
+}
+
+ufunc__has_clang_runtimes() {
+  ufunc__has_clang && compgen -G "$(clang++ -print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer*.a" >/dev/null
+}
+
 # Open MPI for ufunc::dist (dist/, its tests under mpirun and its example): the compiler
 # wrapper FindMPI reads and the launcher.
 ufunc__has_mpi() {
@@ -80,6 +88,8 @@ ufunc_ensure_dependencies() {
     "xsimd (CMake package xsimd)|ufunc__has_cmake_package xsimd|libxsimd-dev")
   case "$preset" in
     tbb | all | tsan) needs+=("oneTBB (CMake package TBB)|ufunc__has_cmake_package TBB|libtbb-dev") ;;
+    # clang, with its sanitizer and libFuzzer runtimes (the asan preset builds the fuzz harnesses).
+    asan) needs+=("clang|ufunc__has_clang|clang" "clang's sanitizer and libFuzzer runtimes|ufunc__has_clang_runtimes|libclang-rt-14-dev") ;;
   esac
   # doctest builds the tests; the examples alone need it too, since tests are part of every preset.
   needs+=("doctest (CMake package doctest)|ufunc__has_cmake_package doctest|doctest-dev")

@@ -12,6 +12,11 @@ add_library(ufunc_build_settings INTERFACE)
 target_compile_features(ufunc_build_settings INTERFACE cxx_std_20)
 target_compile_definitions(ufunc_build_settings INTERFACE ${UFUNC_PUBLIC_DEFINITIONS})
 target_compile_options(ufunc_build_settings INTERFACE ${UFUNC_CUDA_OPTIONS})
+# The floating-point flags are results here (errstate). Clang assumes by default that no code
+# reads them and may drop or move the operations that raise them (a float-to-int cast's
+# invalid, a NaN compared); GCC keeps them by default (-ftrapping-math).
+target_compile_options(ufunc_build_settings
+                       INTERFACE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:Clang>>:-ffp-exception-behavior=maytrap>)
 # The project's warnings, on the layers' own sources (not on the kernel copies, whose
 # code is xsimd's templates mostly, and not on ufunc's users).
 set(UFUNC_WARNINGS "")

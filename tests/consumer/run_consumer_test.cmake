@@ -1,6 +1,6 @@
 # ctest driver: install the build tree into a scratch prefix, then configure, build
 # and run tests/consumer against it with find_package(ufunc).
-foreach(var BUILD_DIR SOURCE_DIR WORK_DIR)
+foreach(var BUILD_DIR SOURCE_DIR WORK_DIR CXX_COMPILER)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_consumer_test.cmake needs -D${var}=...")
   endif()
@@ -14,7 +14,8 @@ endif()
 string(REPLACE "|" ";" extra_prefix "${EXTRA_PREFIX}")
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build
                         "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix;${extra_prefix}"
-                        -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+                        -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
+                        "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
                         "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}"
                         "-DCMAKE_BUILD_RPATH=${WORK_DIR}/prefix/lib;${WORK_DIR}/prefix/lib64"
                 RESULT_VARIABLE rc)

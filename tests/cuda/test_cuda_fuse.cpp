@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -233,6 +235,53 @@ TEST_CASE("cuda fuse: steps of C++ scalars alone run once per thread, with the c
   const auto none = dev(ufunc::array::zeros({3000}, ufunc::bool_));
   CHECK_NOTHROW(scaled(x, 1e200, {.out = {out}, .where = none}));
   CHECK(ufunc::to_host(out).to_vector<float>() == std::vector<float>(3000, 0.0f));
+}
+
+TEST_CASE("cuda fuse: infinities and NaN reach errstate through values the kernel does not probe") {
+  // The fast path probes only the values that no use carries on (fusion/src/nonfinite.hpp):
+  // here a, exp's result and c (first graph), a - b, the square root, log's argument and the
+  // product (second) are not probed. Every combination of special values gives the flags of
+  // the chain's device calls, all kinds reported through seterrcall.
+  auto first = ufunc::fuse([](auto a, auto b, auto c) { return ufunc::exp(a * 2.0) / b + c; }, "probe_first");
+  auto second =
+      ufunc::fuse([](auto a, auto b, auto c) { return ufunc::sqrt(a - b) * ufunc::log(c) + a; }, "probe_second");
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> values{1.5, 0.0, -1.0, inf, -inf, std::nan(""), 100.0, 1e-30};
+  unsigned seen = 0;
+  const ufunc::errstate report({.all = ufunc::fp_policy::call}, [&](std::string_view, unsigned f) { seen |= f; });
+  const auto flags = [&](const auto& call) {
+    seen = 0;
+    call();
+    return seen;
+  };
+  int mismatches = 0, raised = 0;
+  const auto compare = [&](auto& f) {
+    for (const ufunc::dtype t : {ufunc::float32, ufunc::float64})
+      for (const double a : values)
+        for (const double b : values)
+          for (const double c : values) {
+            const std::vector<ufunc::operand> args{device_values({a}).astype(t), device_values({b}).astype(t),
+                                                   device_values({c}).astype(t)};
+            const unsigned fused = flags([&] { (void)f.call(args); });
+            const unsigned chain = flags([&] { (void)f.call_unfused(args, {.target = cuda}); });
+            raised += fused != 0;
+            if (fused != chain && ++mismatches <= 5)
+              MESSAGE(f.ufunc().name() << " " << t.name() << " a=" << a << " b=" << b << " c=" << c << ": fused "
+                                       << fused << ", chain " << chain);
+          }
+  };
+  compare(first);
+  compare(second);
+  CHECK(mismatches == 0);
+  CHECK(raised > 100);  // the special values do raise
+  // A C++ scalar whose steps run once per thread reaches the elements' probes the same way.
+  auto scaled = ufunc::fuse([](auto a, auto r) { return a * ufunc::sqrt(r - 1.0); }, "probe_scalar");
+  const auto x = dev(ufunc_test::sample_array<float>(1000, 5));
+  for (const double r : {2.0, 0.0, inf, -inf, std::nan("")}) {
+    CAPTURE(r);
+    const std::vector<ufunc::operand> args{x, r};
+    CHECK(flags([&] { (void)scaled.call(args); }) == flags([&] { (void)scaled.call_unfused(args, {.target = cuda}); }));
+  }
 }
 
 TEST_CASE("cuda fuse: Black-Scholes (Numba's and CuPy's example) equals its unfused device calls") {

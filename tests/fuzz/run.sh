@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (clang, ASan + UBSan, coverage-instrumented library)
-# in build/fuzz and runs each for a while, starting from the committed corpus.
+# Runs the libFuzzer harnesses for a while each, starting from the committed corpus. They
+# are built by the asan preset (clang, ASan + UBSan, the library coverage-instrumented for
+# libFuzzer), beside the tests: after `bash tests/run.sh asan` there is nothing left to build.
 # Exits non-zero if any harness reports a finding (crash, sanitizer report, an
 # exception outside ufunc::error, a timeout or running out of memory).
 #
@@ -9,7 +10,7 @@
 #   bash tests/fuzz/run.sh 900 fuzz_view      # one harness, 15 minutes
 #
 # Environment: FUZZ_JOBS (harnesses run at the same time, default 2), FUZZ_BUILD_DIR
-# (default build/fuzz). New inputs go to $FUZZ_BUILD_DIR/corpus/<harness>, findings to
+# (default build/asan, the preset's). New inputs go to $FUZZ_BUILD_DIR/corpus/<harness>, findings to
 # $FUZZ_BUILD_DIR/artifacts/; the committed corpus (tests/fuzz/corpus) is only read.
 # docs/fuzzing.md explains how to add a finding to the corpus.
 set -euo pipefail
@@ -18,17 +19,13 @@ seconds=${1:-60}
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=(fuzz_view fuzz_signature fuzz_methods fuzz_broadcast fuzz_kernel_params fuzz_gufunc_signature)
-build=${FUZZ_BUILD_DIR:-build/fuzz}
+build=${FUZZ_BUILD_DIR:-build/asan}
 jobs=${FUZZ_JOBS:-2}
 
-if ! command -v clang++ >/dev/null 2>&1; then
-  echo "run.sh: clang++ not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
-  exit 2
-fi
-flags='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer'
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUFUNC_SIMD_ARCHS=baseline \
-  -DUFUNC_BUILD_FUZZERS=ON -DUFUNC_BUILD_EXAMPLES=OFF -DUFUNC_BUILD_BENCHMARKS=OFF "-DCMAKE_CXX_FLAGS=$flags" >/dev/null
-cmake --build "$build" --target "${harnesses[@]}" -j "${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
+source cmake/ensure_dependencies.sh
+ufunc_ensure_dependencies asan
+cmake --preset asan -B "$build" >/dev/null
+cmake --build "$build" --target "${harnesses[@]}"
 
 mkdir -p "$build/artifacts"
 run_one() {

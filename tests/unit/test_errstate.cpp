@@ -339,11 +339,13 @@ TEST_CASE("errstate: integer loops raise the flags by hand (ops::raise_fp)") {
   // Every flag through raise_fp, overflow and underflow included (glibc sets those two
   // in the x87 status word, not in SSE's MXCSR).
   auto by_hand = ufunc::vectorize<std::int32_t(std::int32_t)>(raise_by_hand{}, "by_hand");
-  for (const auto& [which, message] :
-       std::vector<std::pair<int, std::string>>{{1, "divide by zero encountered in by_hand"},
-                                                {2, "overflow encountered in by_hand"},
-                                                {4, "underflow encountered in by_hand"},
-                                                {8, "invalid value encountered in by_hand"}}) {
+  for (const auto& expected : std::vector<std::pair<int, std::string>>{{1, "divide by zero encountered in by_hand"},
+                                                                       {2, "overflow encountered in by_hand"},
+                                                                       {4, "underflow encountered in by_hand"},
+                                                                       {8, "invalid value encountered in by_hand"}}) {
+    // Not a structured binding: CAPTURE's lambda captures it, which clang 14 refuses.
+    const int which = expected.first;
+    const std::string& message = expected.second;
     CAPTURE(which);
     warnings w;
     ufunc::errstate guard({.all = fp_policy::warn});

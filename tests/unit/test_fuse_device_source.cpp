@@ -92,12 +92,13 @@ TEST_CASE("fused cuda source: a C++ scalar argument is read once, so contiguous 
   REQUIRE(once != std::string::npos);
   CHECK(once < loop);
   CHECK_FALSE(contains(s, "_in1"));
-  // Its cast to float32 is made once per thread, before the elements, and probed there.
+  // Its cast to float32 is made once per thread, before the elements. It is not probed there:
+  // the product carries an infinite or NaN r into its result, probed with the element's.
   const auto cast = s.find("_fused::convert_op<float, double>{}(x1)", once);
   CHECK(cast > once);
   CHECK(cast < loop);
-  CHECK(contains(s, "_ufunc::probe(_upd, x1);"));
-  CHECK(contains(s, "_uniform_nonfinite || _pf != _pf"));
+  CHECK_FALSE(contains(s, "_ufunc::probe(_upd, x1);"));
+  CHECK(contains(s, "_ufunc::probe(_pf, out0);"));
   // The same graph of two arrays reads both per element.
   const auto arrays = ufunc::fusion::compile_graph(outputs, types, {}, "scaled");
   CHECK(contains(arrays->device_source(), "_in1[_u] = *reinterpret_cast<const double*>(_c.base[1] + _off[_u][1]);"));
@@ -131,6 +132,41 @@ TEST_CASE("fused cuda source: steps of constants and C++ scalars only run once p
   const auto arrays = ufunc::fusion::compile_graph(outputs, types, {}, "uniform");
   CHECK_FALSE(contains(arrays->device_source(), "_uniform_nonfinite"));
   if (rtc::nvrtc_available()) compile_for_sm90(s, "uniform", "_ufunc_elementwise<0, false>");
+}
+
+// How often `what` occurs in `s` from `from` on.
+std::size_t count(const std::string& s, const std::string& what, std::size_t from) {
+  std::size_t n = 0;
+  for (auto at = s.find(what, from); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_CASE("fused cuda source: a value is probed only where no use of it carries inf and NaN on") {
+  // exp(a * 2) / b + c: a * 2 feeds exp (exp(-inf) is 0): probed; b is a divisor (x / inf is 0):
+  // probed; the sum is the output: probed. a, exp's result and c reach the sum through a
+  // product, a numerator and a sum: not probed.
+  auto f = ufunc::fuse([](auto a, auto b, auto c) { return ufunc::exp(a * 2.0f) / b + c; }, "probes");
+  const std::string s = f.device_source({ufunc::float32, ufunc::float32, ufunc::float32});
+  const auto kernel = s.find("_ufunc_elementwise(");
+  REQUIRE(kernel != std::string::npos);
+  CHECK(count(s, "_ufunc::probe(", kernel) == 3);
+  CHECK(contains(s, "_ufunc::probe(_pf, x1);"));
+  CHECK(contains(s, "_ufunc::probe(_pf, out0);"));
+  CHECK_FALSE(contains(s, "_ufunc::probe(_pf, x0);"));
+  CHECK_FALSE(contains(s, "_ufunc::probe(_pf, x2);"));
+  // With a float64: a * 2 is float64, b and c are cast to it; the casts carry b and c, the
+  // divisor's cast is probed.
+  const std::string mixed = f.device_source({ufunc::float64, ufunc::float32, ufunc::float32});
+  CHECK(count(mixed, "_ufunc::probe(", mixed.find("_ufunc_elementwise(")) == 3);
+  // A C++ scalar whose only use is exp is probed once per thread, before the elements.
+  std::vector<ufunc::fusion::expr> in{ufunc::fusion::input(0), ufunc::fusion::input(1)};
+  const auto outputs = std::vector<ufunc::fusion::expr>{in[0] * ufunc::exp(in[1])};
+  const std::vector<ufunc::dtype> types{ufunc::float32, ufunc::float64};
+  const std::vector<std::optional<ufunc::weak_scalar>> weak{std::nullopt, ufunc::weak_scalar(2.5)};
+  const auto g = ufunc::fusion::compile_graph(outputs, types, weak, "scaled_exp");
+  CHECK(contains(g->device_source(), "_ufunc::probe(_upd, x1);"));
+  CHECK(contains(g->device_source(), "_uniform_nonfinite || _pf != _pf"));
+  if (rtc::nvrtc_available()) compile_for_sm90(s, "probes", "_ufunc_elementwise<0, false>");
 }
 
 TEST_SUITE("nvrtc") {
