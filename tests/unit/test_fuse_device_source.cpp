@@ -30,6 +30,13 @@ namespace {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// How often `what` occurs in `s` from `from` on.
+std::size_t count(const std::string& s, const std::string& what, std::size_t from) {
+  std::size_t n = 0;
+  for (auto at = s.find(what, from); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
 // The graph's kernel compiled for sm_90, one instantiation (as a first call compiles).
 void compile_for_sm90(const std::string& source, const std::string& name,
                       const std::string& instantiation = "_ufunc_elementwise<1, false>") {
@@ -132,13 +139,6 @@ TEST_CASE("fused cuda source: steps of constants and C++ scalars only run once p
   const auto arrays = ufunc::fusion::compile_graph(outputs, types, {}, "uniform");
   CHECK_FALSE(contains(arrays->device_source(), "_uniform_nonfinite"));
   if (rtc::nvrtc_available()) compile_for_sm90(s, "uniform", "_ufunc_elementwise<0, false>");
-}
-
-// How often `what` occurs in `s` from `from` on.
-std::size_t count(const std::string& s, const std::string& what, std::size_t from) {
-  std::size_t n = 0;
-  for (auto at = s.find(what, from); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
 }
 
 TEST_CASE("fused cuda source: a value is probed only where no use of it carries inf and NaN on") {
