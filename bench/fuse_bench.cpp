@@ -2,8 +2,10 @@
 // built-in calls with preallocated outputs (the unfused chain), as one fused ufunc
 // (ufunc::fuse), and as one vectorized functor (the floor a C++ user gets by hand), on
 // targets cpu and parallel. bench/fuse_peers.py times NumPy and numexpr on the same
-// expression. Then "dot", add.reduce(a * b) over all axes: the fused reduction at the end
-// against the chain (multiply into a preallocated array, then add.reduce).
+// expression. Then "bs_call", the call price of the Black-Scholes formula (examples/black_scholes.hpp,
+// r = 0.02, v = 0.30): fused, its unfused chain (call_unfused) and a vectorized functor of the same
+// formula (xsimd's exp and log). Then "dot", add.reduce(a * b) over all axes: the fused reduction
+// at the end against the chain (multiply into a preallocated array, then add.reduce).
 // Prints CSV: expr,dtype,n,impl,target,seconds (median of repeated calls).
 //
 //   fuse_bench [log2 sizes...]        (default 16 20 22 24)
@@ -18,6 +20,7 @@
 #include <ufunc/fuse.hpp>
 #include <ufunc/ufunc.hpp>
 
+#include "../examples/black_scholes.hpp"
 #include "bench_common.hpp"
 
 namespace {
@@ -29,6 +32,60 @@ struct hyp_functor {
     return sqrt(a * a + b * b);
   }
 };
+
+// The call price as one functor, for scalars and SIMD batches alike.
+struct bs_call_functor {
+  template <class T>
+  static T pick(const auto& c, T a, T b) {
+    if constexpr (std::is_arithmetic_v<T>)
+      return c ? a : b;
+    else
+      return ufunc::simd::select(c, a, b);
+  }
+  template <class T>
+  static T cnd(T d) {
+    using std::abs;
+    using std::exp;
+    const T k = T(1) / (T(1) + T(0.2316419) * abs(d));
+    const T poly =
+        k * (T(0.31938153) + k * (T(-0.356563782) + k * (T(1.781477937) + k * (T(-1.821255978) + k * T(1.330274429)))));
+    const T ret = T(0.39894228040143267794) * exp(T(-0.5) * d * d) * poly;
+    return pick(d > T(0), T(1) - ret, ret);
+  }
+  template <class T>
+  T operator()(T s, T x, T t) const {
+    using std::exp;
+    using std::log;
+    using std::sqrt;
+    const T r(0.02), v(0.30);
+    const T sqrt_t = sqrt(t);
+    const T d1 = (log(s / x) + (r + T(0.5) * v * v) * t) / (v * sqrt_t);
+    const T d2 = d1 - v * sqrt_t;
+    return s * cnd(d1) - x * exp(-r * t) * cnd(d2);
+  }
+};
+
+template <class T>
+void run_black_scholes(std::int64_t n, const char* dtype) {
+  const auto s = ufunc::full<T>({n}, T(42)), x = ufunc::full<T>({n}, T(40)), t = ufunc::full<T>({n}, T(0.5));
+  ufunc::array out = ufunc::empty<T>({n});
+  auto fused =
+      ufunc::fuse([](auto a, auto b, auto c) { return std::get<0>(black_scholes(a, b, c, 0.02, 0.30)); }, "bs_call");
+  auto functor = ufunc::vectorize<ufunc::signatures<float(float, float, float), double(double, double, double)>,
+                                  ufunc::target::cpu>(bs_call_functor{}, "bs_call_vectorized");
+  const std::vector<ufunc::operand> args{s, x, t};
+  for (auto target : {ufunc::target_id::cpu, ufunc::target_id::parallel}) {
+    if (!ufunc::target_available(target)) continue;
+    const char* tname = target == ufunc::target_id::cpu ? "cpu" : "parallel";
+    const double chain = bench::median_seconds([&] { (void)fused.call_unfused(args, {.target = target}); });
+    const double one = bench::median_seconds([&] { fused(s, x, t, {.out = {out}, .target = target}); });
+    const double by_hand = bench::median_seconds(
+        [&] { functor(ufunc::array(s), ufunc::array(x), ufunc::array(t), {.out = {out}, .target = target}); });
+    std::printf("bs_call,%s,%lld,unfused_chain,%s,%.9g\n", dtype, static_cast<long long>(n), tname, chain);
+    std::printf("bs_call,%s,%lld,fused,%s,%.9g\n", dtype, static_cast<long long>(n), tname, one);
+    std::printf("bs_call,%s,%lld,vectorized_functor,%s,%.9g\n", dtype, static_cast<long long>(n), tname, by_hand);
+  }
+}
 
 template <class T>
 void run(std::int64_t n) {
@@ -64,6 +121,7 @@ void run(std::int64_t n) {
     std::printf("dot,%s,%lld,unfused_chain,%s,%.9g\n", dtype, static_cast<long long>(n), tname, dot_chain);
     std::printf("dot,%s,%lld,fused,%s,%.9g\n", dtype, static_cast<long long>(n), tname, dot_fused);
   }
+  run_black_scholes<T>(n, dtype);
 }
 
 }  // namespace

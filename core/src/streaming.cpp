@@ -3,6 +3,10 @@
 #include <atomic>
 #include <string>
 
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#endif
+
 #include <ufunc/core/detail/environment.hpp>
 #include <ufunc/core/error.hpp>
 
@@ -31,6 +35,12 @@ std::atomic<std::int64_t>& setting() {
 }
 
 }  // namespace
+
+void store_fence() noexcept {
+#if defined(__x86_64__) || defined(_M_X64)
+  _mm_sfence();
+#endif
+}
 
 std::int64_t streaming_threshold() noexcept { return setting().load(std::memory_order_relaxed); }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -117,7 +118,8 @@ class compiler {
       throw no_loop_error("fuse: node " + std::to_string(p_.steps.size()) + ", " + site.f.name() + "(" + types +
                           "): " + e.what());
     }
-    plan::step s{site.f, loop.host, loop.host_data, loop.types, {}, {}, false, loop.source_op, loop.source_preamble};
+    plan::step s{site.f, loop.host,      loop.host_data,      loop.types, {}, {}, false, loop.host_fixed_run,
+                 {},     loop.source_op, loop.source_preamble};
     for (int i = 0; i < nin; ++i) {
       const dtype want = loop.types.input(i);
       const node& a = site.args[std::size_t(i)].get();
@@ -201,12 +203,106 @@ struct scratch_scope {
   scratch_scope& operator=(const scratch_scope&) = delete;
 };
 
+// Where a value of run k is: base + k * stride (stride: the element size for the call's
+// operands, 0 for a temporary, a constant or a broadcast operand, which one run's room holds).
+struct run_pointer {
+  char* base;
+  std::int64_t stride;
+};
+
+// The whole runs of fixed_run elements from element 0, each node's fixed-run loop in turn
+// (plan::runs); returns where they end: 0 where an operand is not contiguous (or broadcast,
+// for an input), and the blocks take the call. A run's outputs are written after its inputs
+// were read, as a block's.
+std::int64_t fused_runs(const plan& p, char* const* args, std::int64_t n, const std::int64_t* steps, std::byte* scratch,
+                        bool stream_outputs) {
+  const int nin = p.types.nin(), nargs = p.types.nargs();
+  for (int i = 0; i < nargs; ++i) {
+    const auto size = static_cast<std::int64_t>(p.types[i].itemsize());
+    if (steps[i] != size && !(i < nin && steps[i] == 0)) return 0;
+  }
+  // The table of run pointers, then a run of each broadcast input, after the temporaries.
+  auto* table = reinterpret_cast<run_pointer*>(scratch + p.run_scratch_bytes);
+  std::byte* spread = scratch + p.run_scratch_bytes + round_up(p.run_pointers * sizeof(run_pointer));
+  run_pointer operands[max_operands];
+  bool aligned_outputs = true;
+  for (int i = 0; i < nargs; ++i) {
+    const auto size = static_cast<std::size_t>(p.types[i].itemsize());
+    operands[i] = {args[i], static_cast<std::int64_t>(size)};
+    if (i >= nin) aligned_outputs &= reinterpret_cast<std::uintptr_t>(args[i]) % 64 == 0;
+    if (i >= nin || steps[i] != 0) continue;
+    for (std::int64_t j = 0; j < fixed_run; ++j) std::memcpy(spread + std::size_t(j) * size, args[i], size);
+    operands[i] = {reinterpret_cast<char*>(spread), 0};
+    spread += round_up(std::size_t(fixed_run) * size);
+  }
+  auto where = [&](int s) -> run_pointer {
+    const slot& v = p.slots[std::size_t(s)];
+    switch (v.where) {
+      case slot::kind::operand:
+        return operands[v.index];
+      case slot::kind::output:
+        return operands[nin + v.index];
+      case slot::kind::constant:
+        return {reinterpret_cast<char*>(const_cast<std::byte*>(p.constant_runs[std::size_t(v.index)].data())), 0};
+      case slot::kind::temp:
+        break;
+    }
+    return {reinterpret_cast<char*>(scratch + p.temp_run_offsets[std::size_t(v.index)]), 0};
+  };
+  std::size_t t = 0;
+  for (const auto& s : p.steps) {
+    for (const auto& arg : s.inputs) table[t++] = where(arg.cast != nullptr ? arg.cast_temp : arg.slot);
+    for (int o : s.outputs) table[t++] = where(o);
+  }
+  // Outputs stream only where every one is aligned to 64 bytes (a batch of any instruction set).
+  const bool stream = stream_outputs && aligned_outputs;
+  std::int64_t k = 0;
+  char* a[max_operands];
+  for (; k + fixed_run <= n; k += fixed_run) {
+    const run_pointer* r = table;
+    for (const auto& s : p.steps) {
+      int j = 0;
+      for (const auto& arg : s.inputs) {
+        if (arg.cast != nullptr) {
+          const run_pointer from = where(arg.slot);
+          arg.cast(reinterpret_cast<const std::byte*>(from.base + k * from.stride),
+                   static_cast<std::int64_t>(p.slots[std::size_t(arg.slot)].type.itemsize()),
+                   reinterpret_cast<std::byte*>(r[j].base),
+                   static_cast<std::int64_t>(p.slots[std::size_t(arg.cast_temp)].type.itemsize()), fixed_run);
+        }
+        a[j] = r[j].base + k * r[j].stride;
+        ++j;
+      }
+      for (std::size_t o = 0; o < s.outputs.size(); ++o, ++j) a[j] = r[j].base + k * r[j].stride;
+      if (s.fixed != nullptr) {
+        s.fixed(a, s.data, stream && s.writes_output);
+      } else {
+        ufunc::detail::stream_stores = stream && s.writes_output;
+        s.fn(a, fixed_run, s.run_steps.data(), s.data);
+        ufunc::detail::stream_stores = false;
+      }
+      r += j;
+    }
+    for (std::size_t o = 0; o < p.outputs.size(); ++o) {
+      if (p.output_copies[o] == nullptr) continue;  // its node wrote it
+      const run_pointer from = where(p.outputs[o]);
+      const int out = nin + static_cast<int>(o);
+      const auto size = static_cast<std::int64_t>(p.types[out].itemsize());
+      p.output_copies[o](reinterpret_cast<const std::byte*>(from.base + k * from.stride), size,
+                         reinterpret_cast<std::byte*>(args[out] + k * size), size, fixed_run);
+    }
+  }
+  if (stream) ufunc::detail::store_fence();
+  return k;
+}
+
 // The fused loop: the whole graph over blocks of the run, each node's own loop in turn.
 // A block's outputs are written after all of its inputs were read, so an output may be
-// an input (in place).
+// an input (in place). Where every node has a fixed-run loop, contiguous calls go run by
+// run (fused_runs) and only the last partial run takes a block.
 void fused_loop(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data) {
   const plan& p = *static_cast<const plan*>(data);
-  const scratch_scope scratch(p.scratch_bytes);
+  const scratch_scope scratch(p.scratch_bytes + (p.runs ? p.run_scratch_bytes + p.run_spread_bytes : 0));
   // A large call streams its output stores (core/detail/streaming.hpp): only the nodes
   // that write a fused output may; a temporary written that way would be read back from memory.
   const bool stream_outputs = ufunc::detail::stream_stores;
@@ -214,7 +310,9 @@ void fused_loop(char* const* args, std::int64_t n, const std::int64_t* steps, co
   const int nin = p.types.nin();
   char* a[max_operands];
   std::int64_t st[max_operands];
-  for (std::int64_t k = 0; k < n; k += block) {
+  const std::int64_t start =
+      p.runs && n >= fixed_run ? fused_runs(p, args, n, steps, scratch.data + p.scratch_bytes, stream_outputs) : 0;
+  for (std::int64_t k = start; k < n; k += block) {
     const std::int64_t m = std::min(block, n - k);
     for (const auto& s : p.steps) {
       int j = 0;
@@ -276,8 +374,9 @@ void write_outputs_in_place(plan& p) {
 // Temporaries whose lives do not overlap share scratch memory: a temporary lives from the
 // step that writes it to the last step that reads it (a cast's temporary, within its step),
 // and the inputs and outputs of one step never share. Offsets are reassigned here, after
-// write_outputs_in_place turned some temporaries into outputs.
-void share_scratch(plan& p) {
+// write_outputs_in_place turned some temporaries into outputs. `elements`: the room of
+// each temporary (a block or a run); returns the bytes of them all.
+std::size_t share_scratch(const plan& p, std::int64_t elements, std::vector<std::size_t>& offsets) {
   const std::size_t ntemps = p.temps.size();
   std::vector<std::size_t> first(ntemps, p.steps.size()), last(ntemps, 0);
   std::vector<bool> used(ntemps, false);
@@ -308,7 +407,7 @@ void share_scratch(plan& p) {
   std::vector<region> regions;
   std::size_t total = 0;
   for (std::size_t t : order) {
-    const std::size_t bytes = round_up(static_cast<std::size_t>(block) * p.temps[t].itemsize());
+    const std::size_t bytes = round_up(static_cast<std::size_t>(elements) * p.temps[t].itemsize());
     region* fit = nullptr;
     for (auto& r : regions)
       if (r.bytes >= bytes && r.busy_until < first[t] && (fit == nullptr || r.bytes < fit->bytes)) fit = &r;
@@ -317,10 +416,39 @@ void share_scratch(plan& p) {
       total += bytes;
       fit = &regions.back();
     }
-    p.temp_offsets[t] = fit->offset;
+    offsets[t] = fit->offset;
     fit->busy_until = last[t];
   }
-  p.scratch_bytes = total;
+  return total;
+}
+
+// Whether the graph runs run by run (fused_runs): at least half of its nodes have a
+// fixed-run loop (the others' loops cost a call setup per run, which blocks share among
+// more elements). Lays out one run's temporaries, constants spread over a run, the room of
+// the per-call table.
+void plan_runs(plan& p) {
+  const auto fixed = std::count_if(p.steps.begin(), p.steps.end(), [](const plan::step& s) { return s.fixed; });
+  p.runs = fixed > 0 && 2 * std::size_t(fixed) >= p.steps.size();
+  if (!p.runs) return;
+  for (auto& s : p.steps)
+    for (int i = 0; i < s.loop_types.nargs(); ++i)
+      s.run_steps[std::size_t(i)] = static_cast<std::int64_t>(s.loop_types[i].itemsize());
+  p.temp_run_offsets.assign(p.temps.size(), 0);
+  p.run_scratch_bytes = share_scratch(p, fixed_run, p.temp_run_offsets);
+  p.constant_runs.resize(p.constants.size());
+  for (const slot& v : p.slots) {
+    if (v.where != slot::kind::constant) continue;
+    const std::size_t size = v.type.itemsize();
+    auto& run = p.constant_runs[std::size_t(v.index)];
+    run.resize(std::size_t(fixed_run) * size);
+    for (std::int64_t j = 0; j < fixed_run; ++j)
+      std::memcpy(run.data() + std::size_t(j) * size, p.constants[std::size_t(v.index)].data(), size);
+  }
+  p.run_pointers = 0;
+  for (const auto& s : p.steps) p.run_pointers += s.inputs.size() + s.outputs.size();
+  p.run_spread_bytes = round_up(p.run_pointers * sizeof(run_pointer));
+  for (int i = 0; i < p.types.nin(); ++i)
+    p.run_spread_bytes += round_up(std::size_t(fixed_run) * p.types[i].itemsize());
 }
 
 // The device launcher of a graph that has no kernel: says which node keeps it from one.
@@ -367,7 +495,8 @@ std::shared_ptr<const compiled_graph> compile_graph(std::span<const expr> output
     p->output_copies.push_back(get_cast_loop(t, t));
   }
   write_outputs_in_place(*p);
-  share_scratch(*p);
+  p->scratch_bytes = share_scratch(*p, block, p->temp_offsets);
+  plan_runs(*p);
   try {
     generate_device_loop(*p, name);
   } catch (const error& e) {  // the host targets run the graph all the same; a cuda call says why not
@@ -423,6 +552,17 @@ std::string compiled_graph::explain() const {
     if (p.output_copies[o] != nullptr)  // not written by its node: copied after each block
       s += "out" + std::to_string(o) + " = " + value_name(p, p.outputs[o]) + "  " +
            std::string(p.slots[std::size_t(p.outputs[o])].type.name()) + "\n";
+  // Which nodes have no fixed-run loop (they cost a loop call per run, or keep the graph in blocks).
+  std::string slow;
+  for (std::size_t k = 0; k < p.steps.size(); ++k)
+    if (!p.steps[k].fixed)
+      slow += (slow.empty() ? "" : ", ") + std::to_string(k) + " " + p.steps[k].f.name() + " (" +
+              p.steps[k].loop_types.str() + ")";
+  if (p.runs)
+    s += "host: runs of " + std::to_string(fixed_run) + " contiguous elements, blocks of " + std::to_string(block) +
+         " otherwise" + (slow.empty() ? "" : "; nodes without a fixed-run loop: " + slow) + "\n";
+  else
+    s += "host: blocks of " + std::to_string(block) + " elements; nodes without a fixed-run loop: " + slow + "\n";
   return s;
 }
 

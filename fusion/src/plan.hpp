@@ -56,6 +56,8 @@ struct compiled_graph::plan {
     std::vector<argument> inputs;
     std::vector<int> outputs;               // slots
     bool writes_output = false;             // a fused output is one of its results (write_outputs_in_place)
+    fixed_run_fn fixed = nullptr;           // loop_entry::host_fixed_run
+    std::array<std::int64_t, max_operands> run_steps{};  // without `fixed`: fn's steps over a run (contiguous)
     const char* source_op = nullptr;        // the loop's operation as C++ (loop_entry::source_op)
     const char* source_preamble = nullptr;  // what source_op needs defined (loop_entry::source_preamble)
   };
@@ -67,7 +69,17 @@ struct compiled_graph::plan {
   std::vector<std::size_t> temp_offsets;  // in one block's scratch
   std::size_t scratch_bytes = 0;
   std::vector<step> steps;
-  std::vector<int> outputs;  // slots of the fused outputs
+  // Runs of fixed_run elements (fused_loop): where most nodes have a fixed-run loop, a call
+  // on contiguous operands computes run by run (the other nodes' loops over a run);
+  // temporaries and casts get one run's room (temp_run_offsets, after the block scratch),
+  // constants are spread over a run.
+  bool runs = false;
+  std::vector<std::size_t> temp_run_offsets;
+  std::size_t run_scratch_bytes = 0;
+  std::vector<std::vector<std::byte>> constant_runs;
+  std::size_t run_pointers = 0;      // arguments of all steps: the per-call table of run pointers
+  std::size_t run_spread_bytes = 0;  // that table and a run of each input, for broadcast ones
+  std::vector<int> outputs;          // slots of the fused outputs
   std::vector<cast_loop_fn> output_copies;
   int overflowing_constants = 0;
   // The CUDA kernel of the graph (device_source.hpp), or why there is none.

@@ -34,11 +34,22 @@ void select_loop(char* const* args, std::int64_t n, const std::int64_t* steps, c
   }
 }
 
+// Over one fixed run (loop_entry::host_fixed_run), in a form compilers turn into blends.
+template <class T>
+void select_run(char* const* args, const void*, bool) {
+  const auto* c = reinterpret_cast<const bool*>(args[0]);
+  const auto* x = reinterpret_cast<const T*>(args[1]);
+  const auto* y = reinterpret_cast<const T*>(args[2]);
+  auto* out = reinterpret_cast<T*>(args[3]);
+  for (std::int64_t i = 0; i < fixed_run; ++i) out[i] = c[i] ? x[i] : y[i];
+}
+
 template <class T>
 void add_select(function& f) {
   loop_entry e;
   e.types = signature_traits<T(bool, T, T)>::types();
   e.host = &select_loop<T>;
+  e.host_fixed_run = &select_run<T>;
   e.source_op = select_source_op;
   e.source_preamble = select_source_preamble;
   // On cuda (the unfused chain of a fused function calls it), a kernel generated at run time

@@ -156,6 +156,73 @@ TEST_CASE("fuse: out= in place, where=, several outputs, 0-d, parallel") {
   }
 }
 
+TEST_CASE(
+    "fuse: contiguous calls run node by node over runs, equal to the chain: tails, broadcasting, casts, copies, "
+    "streaming, flags") {
+  const std::string runs = "host: runs of " + std::to_string(ufunc::fixed_run) + " contiguous elements";
+  auto f = ufunc::fuse(
+      [](auto a, auto b, auto c) { return ufunc::sqrt(a * a + b) / (c - 0.5) + ufunc::exp(-a) * 0.25; }, "f");
+  CHECK(f.explain({ufunc::float32, ufunc::float32, ufunc::float32}).find(runs) != std::string::npos);
+  const ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+  for (std::int64_t n :
+       {ufunc::fixed_run - 1, ufunc::fixed_run, ufunc::fixed_run + 1, std::int64_t{1000}, std::int64_t{4096 + 77}}) {
+    CAPTURE(n);
+    const auto count = static_cast<std::size_t>(n);
+    for (auto t : ufunc_test::host_targets()) {
+      const ufunc_test::parallel_split split(300);
+      const ufunc::array x = ufunc_test::sample_array<float>(count, 1), y = ufunc_test::sample_array<float>(count, 2),
+                         z = ufunc_test::sample_array<float>(count, 3);
+      const auto args = std::vector<ufunc::operand>{x, y, z};
+      check_same(f(x, y, z, {.target = t}), f.call_unfused(args).front());
+      // Broadcast inputs (a 0-d array, a shape-(1,) array) are spread over a run.
+      const ufunc::array y0 = ufunc::full<float>({}, 2.5f), y1 = ufunc::full<float>({1}, -0.75f);
+      check_same(f(x, y0, z, {.target = t}), f.call_unfused(std::vector<ufunc::operand>{x, y0, z}).front());
+      check_same(f(y1, y, x, {.target = t}), f.call_unfused(std::vector<ufunc::operand>{y1, y, x}).front());
+      // Casts inside the graph (int8 and uint16 to float32); a predicate's bool output.
+      auto g = ufunc::fuse([](auto a, auto b, auto c) { return a * b + c - 3; }, "g");
+      const ufunc::array i8 = ufunc_test::sample_array<std::int8_t>(count, 4);
+      const ufunc::array u16 = ufunc_test::sample_array<std::uint16_t>(count, 5);
+      CHECK(g.explain({ufunc::int8, ufunc::float32, ufunc::uint16}).find(runs) != std::string::npos);
+      check_same(g(i8, x, u16, {.target = t}), ufunc::subtract(ufunc::add(ufunc::multiply(i8, x), u16), 3));
+      auto h = ufunc::fuse([](auto a, auto b) { return (a < b) & (b <= 0.5f); }, "h");
+      check_same(h(x, y, {.target = t}), ufunc::bitwise_and(ufunc::less(x, y), ufunc::less_equal(y, 0.5f)));
+      // Several outputs, one copied (a node after it reads an operand), out= in place.
+      auto q = ufunc::fuse([](auto a, auto b) { return std::make_tuple(a * 2, a + b); }, "q");
+      ufunc::array xs = x.copy();
+      const auto want0 = ufunc::multiply(x, 2), want1 = ufunc::add(x, y);
+      q.call(std::vector<ufunc::operand>{xs, y}, {.out = {xs, ufunc::array(ufunc::empty<float>({n}))}, .target = t});
+      check_same(xs, want0);
+      const auto both = q.call(std::vector<ufunc::operand>{x, y}, {.target = t});
+      check_same(both[0], want0);
+      check_same(both[1], want1);
+      // Streaming stores (every output large): an aligned output and one that is not.
+      {
+        const auto saved = ufunc::detail::streaming_threshold();
+        ufunc::detail::set_streaming_threshold(1);
+        auto wide = ufunc::array::zeros({n + 1}, ufunc::float32);
+        const auto misaligned = wide[{ufunc::slice{1, std::nullopt}}];
+        f(x, y, z, {.out = {misaligned}, .target = t});
+        const auto aligned = f(x, y, z, {.target = t});
+        ufunc::detail::set_streaming_threshold(saved);
+        check_same(misaligned, f.call_unfused(args).front());
+        check_same(aligned, f.call_unfused(args).front());
+      }
+    }
+  }
+  // Floating-point errors raised inside a run reach errstate; none where no value raises.
+  const std::size_t n = 1000;
+  const ufunc::array x = ufunc_test::sample_array<float>(n, 1), y = ufunc_test::sample_array<float>(n, 2);
+  ufunc::array c = ufunc::full<float>({1000}, 3.0f);
+  auto d = ufunc::fuse([](auto a, auto b, auto k) { return a * b / (k - 3); }, "d");
+  const ufunc::errstate raise({.divide = ufunc::fp_policy::raise});
+  CHECK_THROWS_WITH_AS((void)d(x, y, c), doctest::Contains("divide by zero encountered in d"),
+                       ufunc::floating_point_error);
+  c = ufunc::full<float>({1000}, 5.0f);
+  CHECK_NOTHROW((void)d(x, y, c));
+  reinterpret_cast<float*>(c.data())[700] = 3.0f;  // one zero divisor, in the third run
+  CHECK_THROWS_AS((void)d(ufunc::full<float>({1000}, 1.0f), y, c), ufunc::floating_point_error);
+}
+
 TEST_CASE("fuse: C++ scalar arguments are weak, as in the chain of calls; one trace per scalar kind and fit") {
   // Black-Scholes' r and v: float scalars beside float32 arrays keep float32.
   auto axpy = ufunc::fuse([](auto a, auto x, auto y) { return a * x + y; }, "axpy");
@@ -301,7 +368,8 @@ TEST_CASE("fuse: a reduction at the end (cupy.fuse's) equals the chain's reduce,
   auto scaled = ufunc::fuse([](auto s, auto a) { return ufunc::add.reduce(s * a); }, "scaled");
   check_same(scaled(0.5, x), ufunc::add.reduce(ufunc::multiply(0.5, x)));
   CHECK(dot.explain({ufunc::float64, ufunc::float64}) ==
-        "out0 = multiply(x0, x1)  dd->d\ncuda: one kernel generated from these nodes (device_source())\nresult = "
+        "out0 = multiply(x0, x1)  dd->d\nhost: runs of 256 contiguous elements, blocks of 1024 otherwise\ncuda: one "
+        "kernel generated from these nodes (device_source())\nresult = "
         "add.reduce(out0, axis=0)  after the pass, over out0 (one temporary)\n");
   // What is refused, and said so.
   CHECK_THROWS_WITH_AS((void)dot(x, y, {.where = ufunc::array::zeros({1000}, ufunc::bool_)}),
@@ -328,17 +396,21 @@ TEST_CASE("fuse: one trace per dtype tuple, no temporaries, errors that name the
   ufunc::detail::inject_host_allocation_failures(0);
   CHECK(f.traces() == 1);
   CHECK(ufunc::fuse([](auto a) { return a + 1; }, "p").explain({ufunc::int16}) ==
-        "out0 = add(x0, c0)  hh->h\ncuda: one kernel generated from these nodes (device_source())\n");
+        "out0 = add(x0, c0)  hh->h\nhost: runs of 256 contiguous elements, blocks of 1024 otherwise\ncuda: one kernel "
+        "generated from these nodes (device_source())\n");
   // The same ufunc on the same values runs once.
   CHECK(ufunc::fuse([](auto a) { return a * 2 + a * 2; }, "cse").explain({ufunc::int16}) ==
-        "t0 = multiply(x0, c0)  hh->h\nout0 = add(t0, t0)  hh->h\ncuda: one kernel generated from these nodes "
+        "t0 = multiply(x0, c0)  hh->h\nout0 = add(t0, t0)  hh->h\nhost: runs of 256 contiguous elements, blocks of "
+        "1024 otherwise\ncuda: one kernel generated from these nodes "
         "(device_source())\n");
   CHECK(ufunc::fuse([](auto a) { return a * 2 + a * 3; }, "no_cse").explain({ufunc::int16}) ==
-        "t0 = multiply(x0, c0)  hh->h\nt1 = multiply(x0, c1)  hh->h\nout0 = add(t0, t1)  hh->h\ncuda: one kernel "
+        "t0 = multiply(x0, c0)  hh->h\nt1 = multiply(x0, c1)  hh->h\nout0 = add(t0, t1)  hh->h\nhost: runs of 256 "
+        "contiguous elements, blocks of 1024 otherwise\ncuda: one kernel "
         "generated from these nodes (device_source())\n");
   // A node after the output's reads an operand (the output may be that operand): copied.
   CHECK(ufunc::fuse([](auto a) { return std::make_tuple(a * 2, a + 1); }, "q").explain({ufunc::int16}) ==
-        "t0 = multiply(x0, c0)  hh->h\nout1 = add(x0, c1)  hh->h\nout0 = t0  int16\ncuda: one kernel generated from "
+        "t0 = multiply(x0, c0)  hh->h\nout1 = add(x0, c1)  hh->h\nout0 = t0  int16\nhost: runs of 256 contiguous "
+        "elements, blocks of 1024 otherwise\ncuda: one kernel generated from "
         "these nodes (device_source())\n");
   auto bad = ufunc::fuse([](auto a, auto b) { return (a + b) & b; }, "bad");
   CHECK_THROWS_WITH_AS((void)bad(x, y), doctest::Contains("fuse: node 1, bitwise_and(float32, float32)"),
@@ -389,8 +461,10 @@ TEST_CASE("fuse: random graphs over every pair of dtypes equal their unfused cal
         "random");
     const auto ta = ufunc::dtype::from_index(int(gen() % ufunc::dtype::count));
     const auto tb = ufunc::dtype::from_index(int(gen() % ufunc::dtype::count));
-    const ufunc::array a = ufunc_test::sample_array<double>(37, trial).astype(ta);
-    const ufunc::array b = ufunc_test::sample_array<double>(37, trial + 1).reshape({37}).astype(tb);
+    // Below a run (blocks only), or runs and a tail.
+    const std::size_t n = trial % 2 ? 37 : 2 * std::size_t(ufunc::fixed_run) + 37;
+    const ufunc::array a = ufunc_test::sample_array<double>(n, trial).astype(ta);
+    const ufunc::array b = ufunc_test::sample_array<double>(n, trial + 1).astype(tb);
     CAPTURE(trial);
     CAPTURE(ta.name());
     CAPTURE(tb.name());

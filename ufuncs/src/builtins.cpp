@@ -237,6 +237,7 @@ function make_builtin(int number) {
     e.host = k.fn;
     e.host_data = k.data;
     e.vectorized = k.vectorized;
+    e.host_fixed_run = k.fixed_run;
     e.reduce = k.reduce;
     e.reorderable = k.reorderable;
     e.host_scalar = k.scalar;

@@ -26,6 +26,7 @@ struct kernel {
   inner_loop_fn fn = nullptr;
   const void* data = nullptr;
   bool vectorized = false;
+  fixed_run_fn fixed_run = nullptr;  // loop_entry::host_fixed_run
   reduce_loop_fn reduce = nullptr;  // T(T, T) loops: the fold of reduce/accumulate
   bool reorderable = false;
   inner_loop_fn scalar = nullptr;  // NumPy's scalar loop where it differs (loop_entry::host_scalar)

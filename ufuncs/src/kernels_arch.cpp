@@ -86,6 +86,7 @@ void put(kernel_table& table) {
       k.fn = backends::cpu::inner_loop<Sig, F, arch>;
       k.data = &f;
       k.vectorized = native;
+      k.fixed_run = backends::cpu::fixed_run_loop<Sig, F, arch>;
       if constexpr (is_fold_signature<Sig>) {
         k.reduce = backends::cpu::reduce_loop<Sig, F, arch, reorderable_loop<Op, Sig>>;
         k.reorderable = reorderable_loop<Op, Sig>;

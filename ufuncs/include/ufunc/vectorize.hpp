@@ -345,6 +345,7 @@ class vectorized {
     e.host_data = functor<Sig>();
     e.keepalive = functor_ptr<Sig>();
     e.vectorized = backends::cpu::is_vectorizable<G, Sig>;
+    e.host_fixed_run = backends::cpu::fixed_run_loop<Sig, G>;  // a fused expression's node (fusion/)
     e.devices = device_slots<Sig>();
     backends::cpu::set_reduce<Sig, G>(e);  // T(T, T): reductions fold with the functor (reorderable if F says so)
     ufunc_.add_loop(std::move(e));

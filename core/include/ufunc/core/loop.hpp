@@ -26,6 +26,16 @@ using inner_loop_fn = void (*)(char* const* args, std::int64_t n, const std::int
 /// a given n. See backends::cpu::reduce_loop.
 using reduce_loop_fn = void (*)(char* acc, const char* in, std::int64_t n, std::int64_t step, const void* data);
 
+/// An inner loop over exactly `fixed_run` contiguous elements of every operand (inputs, then
+/// outputs; no steps), for fused expressions: they run their nodes run by run, so that the
+/// nodes' temporaries stay in L1 and the out-of-order core overlaps one node's work with the
+/// next's, which a loop over a long block cannot (fusion/src/graph.cpp). `stream`: the
+/// outputs may be written by non-temporal stores (each output is aligned to 64 bytes then).
+/// Computes what `host` computes on the same elements, bit for bit, raising the same
+/// floating-point flags.
+using fixed_run_fn = void (*)(char* const* args, const void* data, bool stream);
+inline constexpr std::int64_t fixed_run = 256;
+
 /// The dtypes of one loop, NumPy's `types` entry ("ff->f").
 class type_signature {
  public:
@@ -121,6 +131,9 @@ struct loop_entry {
   std::shared_ptr<const void> keepalive;
   /// True when the inner loop runs SIMD batches on contiguous data.
   bool vectorized = false;
+  /// `host` over one fixed run of contiguous elements (host_data is its state); null where
+  /// the loop has none (fused expressions call `host` for that node instead).
+  fixed_run_fn host_fixed_run = nullptr;
   /// The loop's code per device backend (empty where it runs on the host only).
   device_code_slots devices;
   /// The fold reductions use along a run (host_data is its state); null: reductions

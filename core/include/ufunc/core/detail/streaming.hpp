@@ -33,6 +33,11 @@ void set_streaming_threshold(std::int64_t bytes);
   return t > 0 && output_bytes >= t;
 }
 
+/// Orders the non-temporal stores made before it with every later store (sfence on x86;
+/// nothing where loops do not stream). For callers of loops told to stream without a fence
+/// of their own (loop_entry::host_fixed_run).
+void store_fence() noexcept;
+
 /// Sets stream_stores for its lifetime, then restores it.
 class stream_stores_scope {
  public:

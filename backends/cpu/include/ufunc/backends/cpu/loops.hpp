@@ -260,6 +260,38 @@ void simd_loop(const F& f, char* const* args, std::int64_t n, const std::int64_t
   strided_batches<Arch, T, R, NIN>(f, args, n, steps, std::make_index_sequence<NIN>{});
 }
 
+// The loop over one fixed run (loop_entry::host_fixed_run): full batches only, no steps
+// to check, so a fused expression's node costs its batches and a call.
+template <class Arch, class T, class R, std::size_t NIN, class F, std::size_t... I>
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+__attribute__((flatten))
+#endif
+void fixed_run_batches(const F& f, char* const* args, bool stream, std::index_sequence<I...>) {
+  using B = simd::batch<T, Arch>;
+  constexpr std::int64_t W = B::size;
+  static_assert(fixed_run % W == 0, "ufunc: a fixed run is a whole number of batches");
+  const T* in[NIN] = {reinterpret_cast<const T*>(args[I])...};
+  R* out = reinterpret_cast<R*>(args[NIN]);
+  if constexpr (simd::can_stream<T, Arch> && std::is_same_v<R, T>) {
+    if (stream) {
+      for (std::int64_t k = 0; k < fixed_run; k += W)
+        simd::stream_store(out + k, B(f(B::load_unaligned(in[I] + k)...)));
+      return;  // the caller fences once after its runs
+    }
+  }
+  for (std::int64_t k = 0; k < fixed_run; k += W) put_batch<Arch, T>(out + k, f(B::load_unaligned(in[I] + k)...));
+}
+
+template <class Arch, class F, class Sig>
+struct fixed_run_impl;
+template <class Arch, class F, class R, class... A>
+struct fixed_run_impl<Arch, F, R(A...)> {
+  static void run(char* const* args, const void* data, bool stream) {
+    fixed_run_batches<Arch, std::tuple_element_t<0, std::tuple<A..., R>>, R, sizeof...(A)>(
+        *static_cast<const F*>(data), args, stream, std::index_sequence_for<A...>{});
+  }
+};
+
 template <class Arch, class F, class Sig>
 struct loop_impl;
 
@@ -280,6 +312,16 @@ struct loop_impl<Arch, F, R(A...)> {
 template <class Sig, class F, class Arch = simd::default_arch>
 inline constexpr inner_loop_fn inner_loop = &detail::loop_impl<Arch, F, Sig>::run;
 
+/// The fixed-run loop (loop_entry::host_fixed_run) of `F` with signature `Sig`, where the
+/// SIMD path applies; null elsewhere.
+template <class Sig, class F, class Arch = simd::default_arch>
+inline constexpr fixed_run_fn fixed_run_loop = [] {
+  if constexpr (is_vectorizable<F, Sig, Arch> && signature_traits<Sig>::nout == 1)
+    return &detail::fixed_run_impl<Arch, F, Sig>::run;
+  else
+    return static_cast<fixed_run_fn>(nullptr);
+}();
+
 /// A loop table entry running a copy of `f` with signature `Sig` on the cpu backend.
 template <class Sig, class Arch = simd::default_arch, class F>
 [[nodiscard]] loop_entry make_loop(F f) {
@@ -294,6 +336,7 @@ template <class Sig, class Arch = simd::default_arch, class F>
   e.host_data = held.get();
   e.keepalive = std::move(held);
   e.vectorized = is_vectorizable<F, Sig, Arch>;
+  e.host_fixed_run = fixed_run_loop<Sig, F, Arch>;
   set_reduce<Sig, F, Arch>(e);  // T(T, T): the fold reductions use (methods.hpp)
   return e;
 }
