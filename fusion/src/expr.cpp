@@ -41,6 +41,13 @@ std::vector<expr> apply_all(const function& f, std::span<const expr> args) {
 
 expr apply(const function& f, std::span<const expr> args) { return apply_all(f, args).front(); }
 
+expr truth_test(const function& not_equal, const expr& x) {
+  const expr args[] = {x, constant(weak_scalar(0))};
+  expr e = apply(not_equal, args);
+  std::const_pointer_cast<call_site>(e.get().site)->truth_test = true;
+  return e;
+}
+
 expr reduce(const function& f, const expr& x, const reduce_options& options) {
   if (f.nin() != 2 || f.nout() != 1)
     throw value_error("fuse: reduce needs a binary ufunc with one output; '" + f.name() + "' has " +

@@ -67,6 +67,11 @@ class compiler {
       case node::kind::call:
         break;
     }
+    if (n.site->truth_test && n.site->args.front().get().what != node::kind::constant) {
+      const int x = value(n.site->args.front());
+      const slot& v = p_.slots[std::size_t(x)];
+      if (v.type == bool_ && !v.weak) return x;  // x != 0 is x
+    }
     return call(*n.site)[std::size_t(n.index)];
   }
 

@@ -108,6 +108,14 @@ TEST_CASE("fuse: ufunc::where as np.where: any condition dtype, x and y promoted
   for (auto t : ufunc_test::host_targets())
     check_same(pick(i8, f32, u8, {.target = t}), pick.call_unfused(std::vector<ufunc::operand>{i8, f32, u8}).front());
   CHECK(pick.explain({ufunc::int8, ufunc::float32, ufunc::uint8}).find("where(") != std::string::npos);
+  // The truth test of a bool condition is the condition: no int64 cast and compare (the chain's values).
+  CHECK(pick.explain({ufunc::int8, ufunc::float32, ufunc::uint8}).find("not_equal(x0, c0)  bb->?") !=
+        std::string::npos);
+  CHECK(pick.explain({ufunc::bool_, ufunc::float32, ufunc::uint8}).find("not_equal") == std::string::npos);
+  CHECK(clip.explain({ufunc::float32}).find("not_equal") == std::string::npos);
+  const ufunc::array b8 = ufunc_test::sample_array<bool>(1000, 5);
+  for (auto t : ufunc_test::host_targets())
+    check_same(pick(b8, f32, u8, {.target = t}), pick.call_unfused(std::vector<ufunc::operand>{b8, f32, u8}).front());
 }
 
 TEST_CASE("fuse: every built-in unary and binary float64 ufunc as a node equals its call") {

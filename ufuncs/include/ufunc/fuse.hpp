@@ -101,8 +101,8 @@ template <class C, class A, class B>
   requires(fusion::is_traceable<C> && fusion::is_traceable<A> && fusion::is_traceable<B> &&
            (fusion::is_expr<C> || fusion::is_expr<A> || fusion::is_expr<B>))
 fusion::expr where(const C& cond, const A& x, const B& y) {
-  const fusion::expr truth_args[] = {fusion::to_expr(cond), fusion::to_expr(0)};
-  const fusion::expr args[] = {fusion::apply(::ufunc::not_equal, truth_args), fusion::to_expr(x), fusion::to_expr(y)};
+  const fusion::expr args[] = {fusion::truth_test(::ufunc::not_equal, fusion::to_expr(cond)), fusion::to_expr(x),
+                               fusion::to_expr(y)};
   return fusion::apply(fusion::select_function(), args);
 }
 // clang-format on

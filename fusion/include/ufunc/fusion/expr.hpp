@@ -37,6 +37,9 @@ class expr {
 struct call_site {
   function f;
   std::vector<expr> args;
+  /// A truth test (truth_test): the graph uses a bool first argument as it is, since
+  /// `x != 0` of a bool is x (the chain still calls f).
+  bool truth_test = false;
 };
 
 struct node {
@@ -59,6 +62,11 @@ struct node {
 /// `f` applied to `args` (f.nin() of them): its first output. apply_all: every output.
 [[nodiscard]] expr apply(const function& f, std::span<const expr> args);
 [[nodiscard]] std::vector<expr> apply_all(const function& f, std::span<const expr> args);
+
+/// np.where's truth test of `x`, `not_equal(x, 0)` (`not_equal` is that ufunc): nonzero
+/// values, NaN included, are true. For a bool x the graph skips the call (NumPy resolves
+/// bool != 0 to int64's loop, a cast and a compare that give x again).
+[[nodiscard]] expr truth_test(const function& not_equal, const expr& x);
 
 /// `f`.reduce(x, options) at the end of a fused function, as cupy.fuse allows: the fused
 /// function returns it as its one output. `options.out` and `options.where` are refused
