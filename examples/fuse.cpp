@@ -48,7 +48,7 @@ int main() try {
   const std::string nodes =
       fused.explain({ufunc::float64, ufunc::float64, ufunc::float64, ufunc::float64, ufunc::float64});
   std::printf("%zu nodes per block of elements; the first three:\n%s",
-              std::count(nodes.begin(), nodes.end(), '\n') - 1,  // less its "cuda:" line
+              std::count(nodes.begin(), nodes.end(), '\n') - 2,  // less its "host:" and "cuda:" lines
               nodes.substr(0, nodes.find('\n', nodes.find('\n', nodes.find('\n') + 1) + 1) + 1).c_str());
 
   // The same formula as ordinary calls, one array per step: the same bits.
