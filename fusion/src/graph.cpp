@@ -208,6 +208,12 @@ struct scratch_scope {
   scratch_scope& operator=(const scratch_scope&) = delete;
 };
 
+// `value` (`size` bytes) copied into each element of one run at `run`: constants and
+// broadcast inputs, read by the fixed-run loops as contiguous operands.
+void spread_over_run(std::byte* run, const void* value, std::size_t size) {
+  for (std::int64_t j = 0; j < fixed_run; ++j) std::memcpy(run + std::size_t(j) * size, value, size);
+}
+
 // Where a value of run k is: base + k * stride (stride: the element size for the call's
 // operands, 0 for a temporary, a constant or a broadcast operand, which one run's room holds).
 struct run_pointer {
@@ -236,7 +242,7 @@ std::int64_t fused_runs(const plan& p, char* const* args, std::int64_t n, const 
     operands[i] = {args[i], static_cast<std::int64_t>(size)};
     if (i >= nin) aligned_outputs &= reinterpret_cast<std::uintptr_t>(args[i]) % 64 == 0;
     if (i >= nin || steps[i] != 0) continue;
-    for (std::int64_t j = 0; j < fixed_run; ++j) std::memcpy(spread + std::size_t(j) * size, args[i], size);
+    spread_over_run(spread, args[i], size);
     operands[i] = {reinterpret_cast<char*>(spread), 0};
     spread += round_up(std::size_t(fixed_run) * size);
   }
@@ -303,7 +309,7 @@ std::int64_t fused_runs(const plan& p, char* const* args, std::int64_t n, const 
 
 // The fused loop: the whole graph over blocks of the run, each node's own loop in turn.
 // A block's outputs are written after all of its inputs were read, so an output may be
-// an input (in place). Where every node has a fixed-run loop, contiguous calls go run by
+// an input (in place). Where the plan runs by runs (plan_runs), contiguous calls go run by
 // run (fused_runs) and only the last partial run takes a block.
 void fused_loop(char* const* args, std::int64_t n, const std::int64_t* steps, const void* data) {
   const plan& p = *static_cast<const plan*>(data);
@@ -446,8 +452,7 @@ void plan_runs(plan& p) {
     const std::size_t size = v.type.itemsize();
     auto& run = p.constant_runs[std::size_t(v.index)];
     run.resize(std::size_t(fixed_run) * size);
-    for (std::int64_t j = 0; j < fixed_run; ++j)
-      std::memcpy(run.data() + std::size_t(j) * size, p.constants[std::size_t(v.index)].data(), size);
+    spread_over_run(run.data(), p.constants[std::size_t(v.index)].data(), size);
   }
   p.run_pointers = 0;
   for (const auto& s : p.steps) p.run_pointers += s.inputs.size() + s.outputs.size();
@@ -567,7 +572,8 @@ std::string compiled_graph::explain() const {
     s += "host: runs of " + std::to_string(fixed_run) + " contiguous elements, blocks of " + std::to_string(block) +
          " otherwise" + (slow.empty() ? "" : "; nodes without a fixed-run loop: " + slow) + "\n";
   else
-    s += "host: blocks of " + std::to_string(block) + " elements; nodes without a fixed-run loop: " + slow + "\n";
+    s += "host: blocks of " + std::to_string(block) + " elements" +
+         (slow.empty() ? "" : "; nodes without a fixed-run loop: " + slow) + "\n";
   return s;
 }
 

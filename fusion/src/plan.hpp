@@ -54,12 +54,12 @@ struct compiled_graph::plan {
     const void* data;
     type_signature loop_types;
     std::vector<argument> inputs;
-    std::vector<int> outputs;               // slots
-    bool writes_output = false;             // a fused output is one of its results (write_outputs_in_place)
-    fixed_run_fn fixed = nullptr;           // loop_entry::host_fixed_run
+    std::vector<int> outputs;      // slots
+    bool writes_output = false;    // a fused output is one of its results (write_outputs_in_place)
+    fixed_run_fn fixed = nullptr;  // loop_entry::host_fixed_run
     std::array<std::int64_t, max_operands> run_steps{};  // without `fixed`: fn's steps over a run (contiguous)
-    const char* source_op = nullptr;        // the loop's operation as C++ (loop_entry::source_op)
-    const char* source_preamble = nullptr;  // what source_op needs defined (loop_entry::source_preamble)
+    const char* source_op = nullptr;                     // the loop's operation as C++ (loop_entry::source_op)
+    const char* source_preamble = nullptr;               // what source_op needs defined (loop_entry::source_preamble)
   };
 
   type_signature types;

@@ -27,7 +27,7 @@ struct kernel {
   const void* data = nullptr;
   bool vectorized = false;
   fixed_run_fn fixed_run = nullptr;  // loop_entry::host_fixed_run
-  reduce_loop_fn reduce = nullptr;  // T(T, T) loops: the fold of reduce/accumulate
+  reduce_loop_fn reduce = nullptr;   // T(T, T) loops: the fold of reduce/accumulate
   bool reorderable = false;
   inner_loop_fn scalar = nullptr;  // NumPy's scalar loop where it differs (loop_entry::host_scalar)
   const void* scalar_data = nullptr;
