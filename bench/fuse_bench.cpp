@@ -5,7 +5,8 @@
 // expression. Then "bs_call", the call price of the Black-Scholes formula (examples/black_scholes.hpp,
 // r = 0.02, v = 0.30): fused, its unfused chain (call_unfused) and a vectorized functor of the same
 // formula (xsimd's exp and log). Then "dot", add.reduce(a * b) over all axes: the fused reduction
-// at the end against the chain (multiply into a preallocated array, then add.reduce).
+// at the end against the chain (multiply into a preallocated array, then add.reduce) and against
+// "read_floor", add.reduce over one array of 2n elements (the bytes the fused pass reads, once).
 // Prints CSV: expr,dtype,n,impl,target,seconds (median of repeated calls).
 //
 //   fuse_bench [log2 sizes...]        (default 16 20 22 24)
@@ -119,7 +120,11 @@ void run(std::int64_t n) {
     });
     const double dot_fused = bench::median_seconds([&] { (void)dot(a, b, {.target = target}); });
     std::printf("dot,%s,%lld,unfused_chain,%s,%.9g\n", dtype, static_cast<long long>(n), tname, dot_chain);
+    const auto both = ufunc::full<T>({2 * n}, T(1.25));
+    const double floor =
+        bench::median_seconds([&] { (void)ufunc::add.reduce(both, {.axis = ufunc::all_axes, .target = target}); });
     std::printf("dot,%s,%lld,fused,%s,%.9g\n", dtype, static_cast<long long>(n), tname, dot_fused);
+    std::printf("dot,%s,%lld,read_floor,%s,%.9g\n", dtype, static_cast<long long>(n), tname, floor);
   }
   run_black_scholes<T>(n, dtype);
 }

@@ -1,5 +1,6 @@
-"""NumPy and numexpr on the expressions of bench/fuse_bench.cpp, sqrt(a*a + b*b) and the
-Black-Scholes call price (r = 0.02, v = 0.30), same sizes and CSV columns
+"""NumPy and numexpr on the expressions of bench/fuse_bench.cpp, sqrt(a*a + b*b), the
+Black-Scholes call price (r = 0.02, v = 0.30) and the reduction add.reduce(a * b) ("dot":
+NumPy's chain and np.dot, numexpr's sum()), same sizes and CSV columns
 (expr,dtype,n,impl,target,seconds). numexpr runs with as many threads as the
 machine has (its target 'parallel') and with one (its target 'cpu').
 
@@ -44,6 +45,16 @@ def main():
                     numexpr.set_num_threads(threads)
                     t = median_seconds(lambda: numexpr.evaluate("sqrt(a*a + b*b)", local_dict={"a": a, "b": b}, out=out))
                     print(f"hyp,{name},{n},numexpr,{target},{t:.9g}")
+
+            tm = median_seconds(lambda: np.add.reduce(a * b))
+            print(f"dot,{name},{n},numpy,cpu,{tm:.9g}")
+            tm = median_seconds(lambda: np.dot(a, b))
+            print(f"dot,{name},{n},numpy_dot,cpu,{tm:.9g}")
+            if numexpr is not None:
+                for threads, target in ((1, "cpu"), (os.cpu_count(), "parallel")):
+                    numexpr.set_num_threads(threads)
+                    tm = median_seconds(lambda: numexpr.evaluate("sum(a*b)", local_dict={"a": a, "b": b}))
+                    print(f"dot,{name},{n},numexpr,{target},{tm:.9g}")
 
             s, x, t = (np.full(n, v, dtype=dtype) for v in (42.0, 40.0, 0.5))
             tm = median_seconds(lambda: np.copyto(out, bs_call_numpy(s, x, t, dtype)))

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <ufunc/core/backend.hpp>
+#include <ufunc/core/detail/value_source.hpp>
 #include <ufunc/core/error.hpp>
 #include <ufunc/core/iteration.hpp>
 
@@ -15,6 +16,17 @@ namespace {
 
 constexpr std::int64_t cast_chunk = 1024;
 constexpr std::size_t max_itemsize = 16;
+
+// Room for the values a source produces for one fold: a block of a reorderable fold, a
+// chunk of mode map, or a piece of an in-order fold (which continues from its
+// accumulator, so its pieces may be of any length), at twice the item size (produced
+// strided where the array's run is strided: see fold_selected). Per thread: folds run
+// on the executor's threads.
+constexpr std::int64_t produce_chunk = 4096;
+std::byte* produce_buffer() {
+  alignas(64) thread_local std::byte buf[produce_chunk * 2 * max_itemsize];
+  return buf;
+}
 
 std::int64_t magnitude(std::int64_t s) noexcept { return s < 0 ? -s : s; }
 
@@ -29,8 +41,11 @@ fold_task::fold_task(const fold_view& v, const fold_loop& loop) : loop_(loop) {
   x_itemsize_ = loop.input.itemsize();
   if (v.x_type != loop.input) cast_ = get_cast_loop(v.x_type, loop.input);
   has_mask_ = v.mask != nullptr;
+  // A source's values have no address: the plan gets no pointer for x (its strides are a
+  // C-contiguous array's, positive, so no axis of x is flipped and offsets start at 0).
+  source_ = v.source;
   const plan_operand ops[3] = {{v.acc, v.acc_strides},
-                               {const_cast<std::byte*>(v.x), v.x_strides},
+                               {const_cast<std::byte*>(source_ ? nullptr : v.x), v.x_strides},
                                {const_cast<std::byte*>(v.mask), v.mask_strides}};
   // Reduced axes may be walked backwards only when the loop may regroup.
   const iteration_plan plan(v.shape, {ops, has_mask_ ? 3u : 2u}, loop.reorderable);
@@ -40,7 +55,8 @@ fold_task::fold_task(const fold_view& v, const fold_loop& loop) : loop_(loop) {
     return;
   }
   acc_base_ = plan.base(0);
-  x_base_ = plan.base(1);
+  x_origin_ = source_ ? nullptr : plan.base(1);
+  x_base_ = source_ ? v.x_offset : 0;
   mask_base_ = has_mask_ ? plan.base(2) : nullptr;
 
   const int nd = plan.ndim();
@@ -110,6 +126,7 @@ fold_task::fold_task(const fold_view& v, const fold_loop& loop) : loop_(loop) {
 
 fold_task::position fold_task::unit_position(std::int64_t unit) const noexcept {
   position p{acc_base_, x_base_, mask_base_, run_.extent};
+  static_assert(fold_task::block_elements <= produce_chunk && fold_task::map_chunk <= produce_chunk);
   std::int64_t k = unit;
   if (!fold_mode_) {
     const std::int64_t c = k % chunks_;
@@ -130,7 +147,7 @@ fold_task::position fold_task::unit_position(std::int64_t unit) const noexcept {
   return p;
 }
 
-void fold_task::offset_reduced(std::int64_t r, const position& p, const std::byte*& x,
+void fold_task::offset_reduced(std::int64_t r, const position& p, std::int64_t& x,
                                const std::byte*& mask) const noexcept {
   x = p.x;
   mask = p.mask;
@@ -175,21 +192,56 @@ void fold_task::fold_plain(std::byte* acc, bool& started, const std::byte* x, st
   fold_n(acc, x, n, step);
 }
 
-void fold_task::fold_selected(std::byte* acc, bool& started, const std::byte* x, std::int64_t n) const {
+void fold_task::produce(std::int64_t x, std::int64_t n, std::byte* to, std::int64_t to_step) const {
+  const std::int64_t item = static_cast<std::int64_t>(source_->type().itemsize());
+  if (!gather_fp()) {
+    source_->produce(x / item, run_.x / item, n, to, to_step);
+    return;
+  }
+  // The flags the fold raised so far on this thread stay the fold's (fp_flags(), gathered
+  // by the executor or read by the caller); what producing raises is reported apart.
+  const unsigned before = fp_read();
+  fp_clear();
+  source_->produce(x / item, run_.x / item, n, to, to_step);
+  if (const unsigned produced = fp_read()) produced_fp_.fetch_or(produced, std::memory_order_relaxed);
+  fp_clear();
+  if (before != 0) add_fp_flags(before);
+}
+
+void fold_task::fold_selected(std::byte* acc, bool& started, std::int64_t x, std::int64_t n) const {
+  if (!source_) {
+    fold_read(acc, started, x_origin_ + x, n, run_.x);
+    return;
+  }
+  // The values of each piece are produced into a buffer and folded as read from the array:
+  // a block of a reorderable fold whole (so the sums keep their grouping), contiguous where
+  // the array's run is (the reduce fns take SIMD lanes on contiguous runs only, the scalar
+  // form otherwise), pieces of an in-order fold one after the other.
+  const std::int64_t item = static_cast<std::int64_t>(source_->type().itemsize());
+  const std::int64_t step = run_.x == item ? item : 2 * item;
+  std::byte* buf = produce_buffer();
+  for (std::int64_t done = 0; done < n; done += produce_chunk) {
+    const std::int64_t m = std::min(produce_chunk, n - done);
+    produce(x + done * run_.x, m, buf, step);
+    fold_read(acc, started, buf, m, step);
+  }
+}
+
+void fold_task::fold_read(std::byte* acc, bool& started, const std::byte* x, std::int64_t n, std::int64_t step) const {
   if (!cast_) {
-    fold_plain(acc, started, x, n, run_.x);
+    fold_plain(acc, started, x, n, step);
     return;
   }
   alignas(64) std::byte buf[cast_chunk * max_itemsize];
   const auto item = static_cast<std::int64_t>(x_itemsize_);
   for (std::int64_t done = 0; done < n; done += cast_chunk) {
     const std::int64_t m = std::min(cast_chunk, n - done);
-    cast_(x + done * run_.x, run_.x, buf, item, m);
+    cast_(x + done * step, step, buf, item, m);
     fold_plain(acc, started, buf, m, item);
   }
 }
 
-void fold_task::fold_segment(std::byte* acc, bool& started, const std::byte* x, const std::byte* mask,
+void fold_task::fold_segment(std::byte* acc, bool& started, std::int64_t x, const std::byte* mask,
                              std::int64_t n) const {
   if (!has_mask_) {
     fold_selected(acc, started, x, n);
@@ -206,15 +258,24 @@ void fold_task::fold_segment(std::byte* acc, bool& started, const std::byte* x, 
   }
 }
 
-void fold_task::map_run(const position& p, const std::byte* x, const std::byte* mask) const {
+void fold_task::map_run(const position& p, std::int64_t x, const std::byte* mask) const {
   const std::int64_t n = p.n;
   char* acc = reinterpret_cast<char*>(p.acc);
-  const char* src = reinterpret_cast<const char*>(x);
+  const std::byte* values;
   std::int64_t sx = run_.x;
+  if (source_) {  // elementwise per output: the values' layout does not matter
+    std::byte* buf = produce_buffer();
+    sx = static_cast<std::int64_t>(source_->type().itemsize());
+    produce(x, n, buf, sx);
+    values = buf;
+  } else {
+    values = x_origin_ + x;
+  }
+  const char* src = reinterpret_cast<const char*>(values);
   const std::int64_t sa = run_.acc;
   alignas(64) std::byte buf[map_chunk * max_itemsize];
   if (cast_) {
-    cast_(x, run_.x, buf, static_cast<std::int64_t>(x_itemsize_), n);
+    cast_(values, sx, buf, static_cast<std::int64_t>(x_itemsize_), n);
     src = reinterpret_cast<const char*>(buf);
     sx = static_cast<std::int64_t>(x_itemsize_);
   }
@@ -240,7 +301,7 @@ void fold_task::map_run(const position& p, const std::byte* x, const std::byte* 
 void fold_task::block_partials(std::int64_t unit, std::int64_t first, std::int64_t last, std::byte* partials,
                                bool* nonempty) const {
   const position p = unit_position(unit);
-  const std::byte* x;
+  std::int64_t x;
   const std::byte* mask;
   for (std::int64_t b = first; b < last; ++b) {
     std::byte* acc = partials + b * static_cast<std::int64_t>(itemsize_);
@@ -292,7 +353,7 @@ void fold_task::run_units(std::int64_t first, std::int64_t last) const {
       const std::int64_t group_end = std::min(last, (u / chunks_ + 1) * chunks_);
       const position p = unit_position(u);
       std::int64_t idx[max_ndim] = {};
-      const std::byte* x = p.x;
+      std::int64_t x = p.x;
       const std::byte* mask = p.mask;
       for (std::int64_t r = 0; r < reduced_count_; ++r) {
         position q = p;
@@ -319,7 +380,7 @@ void fold_task::run_units(std::int64_t first, std::int64_t last) const {
     const position p = unit_position(u);
     if (fold_mode_) {
       // In order: one reduced dimension (the run) for loops that may not regroup.
-      const std::byte* x;
+      std::int64_t x;
       const std::byte* mask;
       for (std::int64_t r = 0; r < reduced_count_; ++r) {
         offset_reduced(r, p, x, mask);

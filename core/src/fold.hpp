@@ -25,6 +25,7 @@
 // threads) give the same bits for any thread count.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -36,6 +37,8 @@
 #include <ufunc/core/loop.hpp>
 
 namespace ufunc::detail {
+
+class value_source;
 
 struct fold_loop {
   inner_loop_fn elementwise = nullptr;  // T(T, U)
@@ -56,6 +59,10 @@ struct fold_view {
   std::span<const std::int64_t> acc_strides;  // 0 along reduced axes
   const std::byte* x = nullptr;
   std::span<const std::int64_t> x_strides;
+  // Where x is computed, not read (core/detail/value_source.hpp): x_strides are then those
+  // of the source's C-contiguous array and x_offset (bytes) the view's origin in it.
+  const value_source* source = nullptr;
+  std::int64_t x_offset = 0;
   dtype x_type;                     // cast to the loop's input U through a buffer when different
   const std::byte* mask = nullptr;  // bool, optional
   std::span<const std::int64_t> mask_strides;
@@ -79,25 +86,33 @@ class fold_task final : public unit_task {
                       bool* nonempty) const override;
   void combine(std::int64_t unit, std::byte* partials, const bool* nonempty) const override;
 
+  /// With a source and gather_fp(): the flags raised while producing (the reduction's own
+  /// flags stay in fp_flags() and on the calling thread).
+  [[nodiscard]] unsigned produced_fp_flags() const noexcept { return produced_fp_.load(std::memory_order_relaxed); }
+
  private:
   struct dim {
     std::int64_t extent;
     std::int64_t acc, x, mask;  // byte strides
   };
+  // x is addressed by byte offsets from x_origin_ (an array's data, or the source's
+  // origin: its values have no address).
   struct position {
     std::byte* acc;
-    const std::byte* x;
+    std::int64_t x;
     const std::byte* mask;
     std::int64_t n;  // run elements of this unit (mode map: the chunk)
   };
 
   position unit_position(std::int64_t unit) const noexcept;
-  void offset_reduced(std::int64_t r, const position& p, const std::byte*& x, const std::byte*& mask) const noexcept;
-  void fold_segment(std::byte* acc, bool& started, const std::byte* x, const std::byte* mask, std::int64_t n) const;
-  void fold_selected(std::byte* acc, bool& started, const std::byte* x, std::int64_t n) const;
+  void offset_reduced(std::int64_t r, const position& p, std::int64_t& x, const std::byte*& mask) const noexcept;
+  void fold_segment(std::byte* acc, bool& started, std::int64_t x, const std::byte* mask, std::int64_t n) const;
+  void fold_selected(std::byte* acc, bool& started, std::int64_t x, std::int64_t n) const;
+  void fold_read(std::byte* acc, bool& started, const std::byte* x, std::int64_t n, std::int64_t step) const;
   void fold_plain(std::byte* acc, bool& started, const std::byte* x, std::int64_t n, std::int64_t step) const;
   void fold_n(std::byte* acc, const std::byte* x, std::int64_t n, std::int64_t step) const;
-  void map_run(const position& p, const std::byte* x, const std::byte* mask) const;
+  void map_run(const position& p, std::int64_t x, const std::byte* mask) const;
+  void produce(std::int64_t x, std::int64_t n, std::byte* to, std::int64_t to_step) const;
 
   fold_loop loop_;
   cast_loop_fn cast_ = nullptr;
@@ -114,7 +129,10 @@ class fold_task final : public unit_task {
   std::int64_t runs_per_block_ = 0;  // ... or group runs (short ones)
   std::int64_t reduced_count_ = 1;   // positions of the reduced dimensions other than the run
   std::byte* acc_base_ = nullptr;
-  const std::byte* x_base_ = nullptr;
+  const std::byte* x_origin_ = nullptr;
+  std::int64_t x_base_ = 0;  // from x_origin_
+  const value_source* source_ = nullptr;
+  mutable std::atomic<unsigned> produced_fp_{0};
   const std::byte* mask_base_ = nullptr;
   dim run_{};
   int nkept_ = 0, nreduced_ = 0;

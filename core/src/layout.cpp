@@ -168,12 +168,17 @@ dim_vector call_output_axes(std::span<const std::int64_t> shape, order layout, s
 
 dim_vector reduce_result_strides(const array& a, const array& where, const std::vector<bool>& reduced, bool keepdims,
                                  std::size_t itemsize) {
-  dim_vector strides[2] = {broadcast_strides(a.shape(), a.strides(), a.shape())};
+  return reduce_result_strides(a.shape(), a.strides(), where, reduced, keepdims, itemsize);
+}
+
+dim_vector reduce_result_strides(const dim_vector& a_shape, const dim_vector& a_strides, const array& where,
+                                 const std::vector<bool>& reduced, bool keepdims, std::size_t itemsize) {
+  dim_vector strides[2] = {broadcast_strides(a_shape, a_strides, a_shape)};
   std::size_t n = 1;
-  if (where.valid()) strides[n++] = broadcast_strides(where.shape(), where.strides(), a.shape());
-  const dim_vector axes = keep_order_axes(a.shape(), {strides, n});
+  if (where.valid()) strides[n++] = broadcast_strides(where.shape(), where.strides(), a_shape);
+  const dim_vector axes = keep_order_axes(a_shape, {strides, n});
   // NumPy's iterator lays the result out over a's axes, reduced ones of length 1.
-  dim_vector shape = a.shape();
+  dim_vector shape = a_shape;
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (reduced[d]) shape[d] = 1;
   const dim_vector full = dense_strides(shape, axes, itemsize);

@@ -14,6 +14,7 @@
 #include <ufunc/core/function.hpp>
 
 #include <ufunc/core/detail/methods.hpp>
+#include <ufunc/core/detail/value_source.hpp>
 
 #include "fold.hpp"
 
@@ -21,11 +22,12 @@ namespace ufunc {
 
 namespace detail {
 
-reduce_plan plan_reduce(const function& f, const array& a, const reduce_options& o) {
-  require_reduce_like(f, "reduce");
-  if (!a.valid()) throw value_error(method_label(f, "reduce") + ": the input is a null array");
+namespace {
+
+// plan_reduce of an operand of `a_shape` and `a_type` (an array, or a value_source).
+reduce_plan plan_reduce_of(const function& f, const dim_vector& a_shape, dtype a_type, const reduce_options& o) {
   reduce_plan p;
-  const int nd = static_cast<int>(a.ndim());
+  const int nd = static_cast<int>(a_shape.size());
   p.reduced.assign(static_cast<std::size_t>(nd), false);
   const auto& ax = o.axis;
   int naxes = 0;
@@ -42,7 +44,7 @@ reduce_plan plan_reduce(const function& f, const array& a, const reduce_options&
       ++naxes;
     }
   }
-  const auto rl = resolve_reduce_like(f, "reduce", a.type(), o.dtype, o.out ? &*o.out : nullptr);
+  const auto rl = resolve_reduce_like(f, "reduce", a_type, o.dtype, o.out ? &*o.out : nullptr);
   p.loop = rl.loop;
   p.type = rl.type;
   // NumPy: a ufunc with an identity (or a reorderable loop, here) may reduce several axes.
@@ -56,18 +58,18 @@ reduce_plan plan_reduce(const function& f, const array& a, const reduce_options&
     if (!o.initial && !f.identity())
       throw value_error(method_label(f, "reduce") + ": reduction operation '" + f.name() +
                         "' does not have an identity, so to use a where mask one has to specify 'initial'");
-    const dim_vector shapes[] = {a.shape(), o.where.shape()};
-    bool ok = o.where.ndim() <= a.ndim();
+    const dim_vector shapes[] = {a_shape, o.where.shape()};
+    bool ok = o.where.ndim() <= a_shape.size();
     if (ok) {
       try {
-        ok = broadcast_shapes(shapes) == a.shape();
+        ok = broadcast_shapes(shapes) == a_shape;
       } catch (const broadcast_error&) {
         ok = false;
       }
     }
     if (!ok)
       throw broadcast_error(method_label(f, "reduce") + ": where= of shape " + array::shape_string(o.where.shape()) +
-                            " does not broadcast to the input's shape " + array::shape_string(a.shape()));
+                            " does not broadcast to the input's shape " + array::shape_string(a_shape));
   }
 
   if (o.initial) {
@@ -104,10 +106,10 @@ reduce_plan plan_reduce(const function& f, const array& a, const reduce_options&
   bool empty_axis = false;
   for (int d = 0; d < nd; ++d) {
     if (p.reduced[d]) {
-      empty_axis |= a.shape()[d] == 0;
+      empty_axis |= a_shape[d] == 0;
       if (o.keepdims) p.shape.push_back(1);
     } else {
-      p.shape.push_back(a.shape()[d]);
+      p.shape.push_back(a_shape[d]);
     }
   }
   // NumPy refuses a reduced axis of length 0 without a start value even where the result is empty
@@ -127,12 +129,20 @@ reduce_plan plan_reduce(const function& f, const array& a, const reduce_options&
                         (o.keepdims ? " (must match the operand's when keepdims=True)" : ""));
     if (!(out.shape() == p.shape))
       throw broadcast_error(method_label(f, "reduce") + ": out has shape " + array::shape_string(out.shape()) +
-                            ", but the reduction of shape " + array::shape_string(a.shape()) + " has shape " +
+                            ", but the reduction of shape " + array::shape_string(a_shape) + " has shape " +
                             array::shape_string(p.shape));
     if (!out.writeable())
       throw overlap_error(method_label(f, "reduce") + ": out (" + out.describe() + ") is read-only");
   }
   return p;
+}
+
+}  // namespace
+
+reduce_plan plan_reduce(const function& f, const array& a, const reduce_options& o) {
+  require_reduce_like(f, "reduce");
+  if (!a.valid()) throw value_error(method_label(f, "reduce") + ": the input is a null array");
+  return plan_reduce_of(f, a.shape(), a.type(), o);
 }
 
 namespace {
@@ -157,15 +167,24 @@ bool has_zero_stride(const array& a) {
   return false;
 }
 
-}  // namespace
+// What a reduction folds: an array's elements, or the values a source computes (its
+// strides then say where each value would be).
+struct fold_operand {
+  const dim_vector& shape;
+  const dim_vector& strides;
+  dtype type;
+  const std::byte* data = nullptr;
+  const value_source* source = nullptr;
+};
 
-// Folds `a` (and the mask) into `acc`, which has been initialized: one box when a
-// start value exists, else the boxes that leave out the element copied first.
-void run_reduce_folds(const function& /*f: the plan has its loop*/, target_id t, const reduce_plan& p, const array& a,
-                      const array& where, const array& acc, bool keepdims, fp_scope* method_fp) {
+// Folds `a` (and the mask) into `acc`, which has been initialized: one box when a start
+// value exists, else the boxes that leave out the element copied first. Returns the flags
+// raised while producing a source's values (gathered where errstate looks at flags).
+unsigned fold_boxes(target_id t, const reduce_plan& p, const fold_operand& a, const array& where, const array& acc,
+                    bool keepdims, fp_scope& fp) {
   const dim_vector acc_strides = spread_strides(p, acc, keepdims);
   dim_vector where_strides;
-  if (where.valid()) where_strides = broadcast_strides(where.shape(), where.strides(), a.shape());
+  if (where.valid()) where_strides = broadcast_strides(where.shape(), where.strides(), a.shape);
   fold_loop fl;
   fl.elementwise = p.loop.host;
   fl.data = p.loop.host_data;
@@ -179,16 +198,20 @@ void run_reduce_folds(const function& /*f: the plan has its loop*/, target_id t,
     fl.scalar = p.loop.host_scalar;
     fl.scalar_data = p.loop.host_scalar_data;
   }
-  fp_scope own;
-  fp_scope& fp = method_fp != nullptr ? *method_fp : own;
-  auto run_box = [&](const dim_vector& shape, const std::byte* x, const std::byte* mask) {
+  unsigned produced = 0;
+  // A box starting `offset` bytes into a.
+  auto run_box = [&](const dim_vector& shape, std::int64_t offset, const std::byte* mask) {
     fold_view v;
     v.shape = shape;
     v.acc = acc.data();
     v.acc_strides = acc_strides;
-    v.x = x;
-    v.x_strides = a.strides();
-    v.x_type = a.type();
+    v.x_strides = a.strides;
+    v.x_type = a.type;
+    if (a.source)
+      v.x_offset = offset;
+    else
+      v.x = a.data + offset;
+    v.source = a.source;
     v.mask = mask;
     v.mask_strides = where_strides;
     v.fold_along_reduced = p.fold_along_reduced;
@@ -196,17 +219,17 @@ void run_reduce_folds(const function& /*f: the plan has its loop*/, target_id t,
     task.set_gather_fp(fp.active());
     execute_units(t, task);
     fp.collect(task.fp_flags());
+    produced |= task.produced_fp_flags();
   };
   if (p.has_start) {
-    run_box(a.shape(), a.data(), where.valid() ? where.data() : nullptr);
+    run_box(a.shape, 0, where.valid() ? where.data() : nullptr);
   } else {
     // Without a start value the first element along the reduced axes was copied in;
     // the rest is a union of boxes: [1:] along the first reduced axis; 0 along it and
     // [1:] along the second; and so on. They run last box first, which walks a
     // C-ordered array in memory order as NumPy does: the order decides which NaN a
     // complex maximum returns (the first).
-    dim_vector shape = a.shape();
-    const std::byte* base = a.data();
+    dim_vector shape = a.shape;
     std::vector<std::pair<dim_vector, std::size_t>> boxes;  // shape, the axis it starts at 1 along
     for (std::size_t d = 0; d < p.reduced.size(); ++d) {
       if (!p.reduced[d]) continue;
@@ -216,9 +239,97 @@ void run_reduce_folds(const function& /*f: the plan has its loop*/, target_id t,
       }
       shape[d] = 1;
     }
-    for (auto b = boxes.rbegin(); b != boxes.rend(); ++b) run_box(b->first, base + a.strides()[b->second], nullptr);
+    for (auto b = boxes.rbegin(); b != boxes.rend(); ++b) run_box(b->first, a.strides[b->second], nullptr);
   }
+  return produced;
+}
+
+// The byte strides of the first element along every reduced axis, over the result's shape.
+dim_vector first_element_strides(const reduce_plan& p, const dim_vector& a_strides, bool keepdims) {
+  dim_vector first_strides;
+  for (std::size_t d = 0; d < p.reduced.size(); ++d) {
+    if (!p.reduced[d])
+      first_strides.push_back(a_strides[d]);
+    else if (keepdims)
+      first_strides.push_back(0);
+  }
+  return first_strides;
+}
+
+// Writes the source's values at `strides` (bytes, over `shape`) from its origin into
+// `to`, C-contiguous: one produce() per innermost run.
+void produce_view(const value_source& src, const dim_vector& shape, const dim_vector& strides, std::byte* to) {
+  const std::int64_t item = static_cast<std::int64_t>(src.type().itemsize());
+  std::int64_t count = 1;
+  for (const auto e : shape) count *= e;
+  if (count == 0) return;
+  const std::size_t nd = shape.size();
+  const std::int64_t inner = nd == 0 ? 1 : shape[nd - 1];
+  const std::int64_t inner_step = nd == 0 ? 0 : strides[nd - 1] / item;
+  dim_vector idx(nd, 0);
+  for (std::int64_t done = 0; done < count; done += inner) {
+    std::int64_t offset = 0;
+    for (std::size_t d = 0; d + 1 < nd; ++d) offset += idx[d] * strides[d];
+    src.produce(offset / item, inner_step, inner, to + done * item, item);
+    for (std::size_t d = nd - 1; d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void run_reduce_folds(const function& /*f: the plan has its loop*/, target_id t, const reduce_plan& p, const array& a,
+                      const array& where, const array& acc, bool keepdims, fp_scope* method_fp) {
+  fp_scope own;
+  fp_scope& fp = method_fp != nullptr ? *method_fp : own;
+  (void)fold_boxes(t, p, {a.shape(), a.strides(), a.type(), a.data()}, where, acc, keepdims, fp);
   if (method_fp == nullptr) fp.finish("reduce");  // NumPy: "overflow encountered in reduce"
+}
+
+array reduce_produced(const function& f, const value_source& src, const reduce_options& o, target_id t) {
+  require_reduce_like(f, "reduce");
+  if (o.where.valid()) throw value_error(method_label(f, "reduce") + ": where= does not apply to computed values");
+  const reduce_plan p = plan_reduce_of(f, src.shape(), src.type(), o);
+  const array* out = o.out ? &*o.out : nullptr;
+  if (out != nullptr && !out->device().is_host())
+    throw target_error(method_label(f, "reduce") + ": out= is on a device; the values are computed on the host");
+  const bool direct = out != nullptr && out->type() == p.type && !src.may_share_memory(*out) && !has_zero_stride(*out);
+  const dim_vector result_strides =
+      reduce_result_strides(src.shape(), src.strides(), array(), p.reduced, o.keepdims, p.type.itemsize());
+  const array acc = direct ? *out : empty_strided(p.shape, result_strides, p.type);
+  if (acc.size() == 0) return out != nullptr ? *out : acc;
+  unsigned produced = 0;
+  if (p.has_start) {
+    copy_cast(array(const_cast<std::byte*>(p.start), p.type, {}), acc);
+  } else {
+    // The first element along every reduced axis, computed into a temporary of the
+    // result's size (the flags it raises are the source's).
+    const array first = array::empty(p.shape, src.type());
+    const bool separate = fp_checks_enabled();
+    if (separate) fp_clear();
+    produce_view(src, p.shape, first_element_strides(p, src.strides(), o.keepdims), first.data());
+    if (separate) {
+      produced |= fp_read();
+      fp_clear();
+    }
+    copy_cast(first, acc);
+  }
+  if (out != nullptr && !direct && out->type() != p.type) {
+    copy_cast(acc, *out);
+    copy_cast(*out, acc);
+  }
+  {
+    fp_scope fp;
+    produced |= fold_boxes(t, p, {src.shape(), src.strides(), src.type(), nullptr, &src}, array(), acc, o.keepdims, fp);
+    // The chain reports its calls' flags before its reduction's.
+    if (produced != 0 && fp.active()) fp_report(src.name(), produced);
+    fp.finish("reduce");
+  }
+  if (out == nullptr) return acc;
+  if (!direct) copy_cast(acc, *out);
+  return *out;
 }
 
 }  // namespace detail
@@ -241,14 +352,8 @@ array function::reduce(const array& a, const reduce_options& o) const {
       detail::copy_cast(array(const_cast<std::byte*>(p.start), p.type, {}), acc);
     } else {
       // The first element along every reduced axis.
-      dim_vector first_strides;
-      for (std::size_t d = 0; d < p.reduced.size(); ++d) {
-        if (!p.reduced[d])
-          first_strides.push_back(a.strides()[d]);
-        else if (o.keepdims)
-          first_strides.push_back(0);
-      }
-      detail::copy_cast(detail::restride(a, p.shape, first_strides, a.data()), acc);
+      detail::copy_cast(
+          detail::restride(a, p.shape, detail::first_element_strides(p, a.strides(), o.keepdims), a.data()), acc);
     }
     // NumPy writes the start values into `out` itself and buffers it back in the
     // loop's dtype: a start value that out's dtype cannot hold is rounded there.

@@ -11,6 +11,8 @@
 #include <ufunc/core/transfer.hpp>
 #include <ufunc/fusion/graph.hpp>
 
+#include "graph_values.hpp"
+
 namespace ufunc::fusion::detail {
 
 struct fused_core::state {
@@ -19,7 +21,8 @@ struct fused_core::state {
   // that one loop, since its signature (the scalars' default dtypes) may equal that of a
   // call with arrays in their place, whose nodes resolve differently.
   // `reduction`: the function ends in ufunc.reduce (its one output); the graph computes the
-  // reduced value, the reduction runs after the pass over one temporary.
+  // reduced value, which the reduction folds as the graph produces it (graph_values.hpp), or
+  // (on a GPU) after the pass over one temporary.
   struct compiled {
     std::shared_ptr<const compiled_graph> graph;
     function runs;
@@ -133,18 +136,24 @@ std::vector<array> fused_core::call(std::span<const operand> inputs, const call_
   const std::string signature = c.graph->types().str();
   o.signature = signature;
   if (!c.reduction) return c.runs.call(inputs, o);
-  // The reduction at the end: the pass writes the reduced value once, then the ufunc's own
-  // reduce runs over it (so the result is the chain's, bit for bit); out= is the reduction's.
+  // The reduction at the end, with the ufunc's own reduce (its loop, checks and grouping, so
+  // the result is the chain's bit for bit); out= is the reduction's. On the host the fold
+  // reads the graph's values as they are produced; elsewhere the pass writes them once.
+  const function& reducer = c.reduction->site->f;
   if (options.where.valid())
     throw value_error("fuse '" + s.f.name() + "': where= does not apply to a fused function that ends in " +
-                      c.reduction->site->f.name() + ".reduce");
-  o.out = {};
-  const array reduced = c.runs.call(inputs, o).front();
+                      reducer.name() + ".reduce");
+  if (options.out.size() > 1)
+    throw value_error("fuse '" + s.f.name() + "': a function that ends in " + reducer.name() +
+                      ".reduce has one output, out= gives " + std::to_string(options.out.size()));
   reduce_options r = *c.reduction->reduce;
   if (!options.out.empty()) r.out = options.out[0];
   if (!r.target) r.target = options.target;
   r.stream = options.stream;
-  return {c.reduction->site->f.reduce(reduced, r)};
+  if (auto one_pass = reduce_in_one_pass(c.graph, inputs, options.order, reducer, r, s.f.name())) return {*one_pass};
+  o.out = {};
+  const array reduced = c.runs.call(inputs, o).front();
+  return {reducer.reduce(reduced, r)};
 }
 
 namespace {
@@ -257,7 +266,9 @@ std::string fused_core::explain(std::span<const dtype> input_types) const {
     if (r.axis.all()) axes = "None";
     if (axes.empty()) axes = "()";
     text += "result = " + c.reduction->site->f.name() + ".reduce(out0, axis=" + axes +
-            (r.keepdims ? ", keepdims" : "") + ")  after the pass, over out0 (one temporary)\n";
+            (r.keepdims ? ", keepdims" : "") +
+            ")  host: in the same pass, folding out0 as it is computed; cuda: after the pass, over out0 (one "
+            "temporary)\n";
   }
   return text;
 }

@@ -53,10 +53,32 @@ one_node fuse_one(const ufunc::function& f) {
   }
 }
 
+// A reduce case as a fused function that returns f.reduce of its input (the graph copies
+// the input; on the host the fold reads the copies as they are made), with out= and the
+// target given to the fused call.
+run_result replay_fused_reduce(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user) {
+  if (c.where) return skip("fused: where= of a reduction at the end is refused");
+  if (user && target == ufunc::target_id::cuda)
+    return skip("fused on cuda: the runner's vectorize'd ufuncs have no source for generated code");
+  const auto through = [&f](const ufunc::array& a, const ufunc::reduce_options& o) {
+    ufunc::reduce_options inside = o;
+    inside.out.reset();
+    inside.target.reset();
+    const ufunc::fused fused([&f, inside](ufunc::fusion::expr x) { return ufunc::fusion::reduce(f, x, inside); },
+                             f.name());
+    ufunc::call_options call;
+    if (o.out) call.out = {*o.out};
+    call.target = o.target;
+    return fused(a, call);
+  };
+  return replay_reduce_case(c, f, through, target, user);
+}
+
 }  // namespace
 
 run_result replay_fused(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user) {
-  if (c.method != "call") return skip("fused: methods are not fused");
+  if (c.method == "reduce") return replay_fused_reduce(c, f, target, user);
+  if (c.method != "call") return skip("fused: methods other than reduce are not fused");
   if (user && target == ufunc::target_id::cuda)
     return skip("fused on cuda: the runner's vectorize'd ufuncs have no source for generated code");
   if (!c.signature.empty() || c.out_dtype || c.casting) return skip("fused: signature=, dtype=, casting= do not apply");

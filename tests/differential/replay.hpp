@@ -2,6 +2,7 @@
 // (results, exception, untouched bytes, floating-point flags) with NumPy's.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -39,5 +40,11 @@ run_result replay_gufunc(const test_case& c, const ufunc::gufunc::function& g, u
 // matter, again under `raise` and `warn` while it passes; a case the runner cannot build
 // fails.
 run_result replay_case(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user);
+
+// A reduce case of `f` with `reduce` in f.reduce's place (fused.cpp: a fused function that
+// ends in that reduction), checked as replay_case checks.
+using reduce_through = std::function<ufunc::array(const ufunc::array&, const ufunc::reduce_options&)>;
+run_result replay_reduce_case(const test_case& c, const ufunc::function& f, const reduce_through& reduce,
+                              ufunc::target_id target, bool user);
 
 }  // namespace differential

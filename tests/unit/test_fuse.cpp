@@ -39,6 +39,12 @@ void check_float32_close(const ufunc::array& got, const ufunc::array& want, doub
   CHECK(worst <= ulps);
 }
 
+// A view of a 2-d array with its columns in reverse order (negative stride).
+ufunc::array reversed_columns(const ufunc::array& a) {
+  const auto last = (a.shape()[1] - 1) * a.strides()[1];
+  return ufunc::array(a.data() + last, a.type(), a.shape(), {a.strides()[0], -a.strides()[1]}, a.owner());
+}
+
 }  // namespace
 
 TEST_CASE("fuse: sqrt(a*a + b*b) equals the chain on float32 and float64, contiguous, strided, broadcast") {
@@ -378,7 +384,8 @@ TEST_CASE("fuse: a reduction at the end (cupy.fuse's) equals the chain's reduce,
   CHECK(dot.explain({ufunc::float64, ufunc::float64}) ==
         "out0 = multiply(x0, x1)  dd->d\nhost: runs of 256 contiguous elements, blocks of 1024 otherwise\ncuda: one "
         "kernel generated from these nodes (device_source())\nresult = "
-        "add.reduce(out0, axis=0)  after the pass, over out0 (one temporary)\n");
+        "add.reduce(out0, axis=0)  host: in the same pass, folding out0 as it is computed; cuda: after the pass, "
+        "over out0 (one temporary)\n");
   // What is refused, and said so.
   CHECK_THROWS_WITH_AS((void)dot(x, y, {.where = ufunc::array::zeros({1000}, ufunc::bool_)}),
                        doctest::Contains("where= does not apply"), ufunc::value_error);
@@ -388,6 +395,127 @@ TEST_CASE("fuse: a reduction at the end (cupy.fuse's) equals the chain's reduce,
   auto inner = ufunc::fuse([](auto a) { return ufunc::add.reduce(a) * 2; }, "inner");
   CHECK_THROWS_WITH_AS((void)inner(x), doctest::Contains("only at the end"), ufunc::value_error);
   CHECK_THROWS_AS((void)ufunc::fuse([](auto a) { return ufunc::sqrt.reduce(a); }, "unary"), ufunc::value_error);
+}
+
+TEST_CASE("fuse: a reduction at the end folds the values as they are computed, bit for bit the chain's") {
+  // The fold reads the graph's values piece by piece where it would read the temporary:
+  // blocks of 4096 (pairwise sums keep their grouping), runs that cross rows, strided runs
+  // (outer axes: the scalar form of the sums), in-order folds in pieces, no start value
+  // (the first elements computed apart), casts into the accumulator, layouts of transposed
+  // inputs, broadcasting, weak scalars, on every host target.
+  const ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+  auto same_as_chain = [](const auto& fused, const std::vector<ufunc::operand>& in) {
+    for (const auto t : ufunc_test::host_targets()) {
+      const auto got = fused.call(in, {.target = t}).front();
+      const auto want = fused.call_unfused(in, {.target = t}).front();
+      check_same(got, want);
+    }
+  };
+  const std::vector<ufunc::axes> axes_2d = {ufunc::axes(0), ufunc::axes(1), ufunc::axes(ufunc::all_axes),
+                                            ufunc::axes{1, 0}, ufunc::axes::none()};
+  for (const bool keepdims : {false, true}) {
+    for (const auto& ax : axes_2d) {
+      const ufunc::reduce_options o{.axis = ax, .keepdims = keepdims};
+      auto sum = ufunc::fuse([o](auto a, auto b) { return ufunc::add.reduce(a * b + 1.0, o); }, "sum");
+      auto most = ufunc::fuse([o](auto a) { return ufunc::maximum.reduce(ufunc::sqrt(a * a + 0.5), o); }, "most");
+      auto prod = ufunc::fuse([o](auto a) { return ufunc::multiply.reduce(a * 0.25 + 1.0, o); }, "prod");
+      for (const auto& shape : {ufunc::dim_vector{60, 70}, ufunc::dim_vector{3, 5000}, ufunc::dim_vector{9000, 3},
+                                ufunc::dim_vector{1, 4097}, ufunc::dim_vector{0, 5}}) {
+        CAPTURE(shape[0]);
+        CAPTURE(shape[1]);
+        CAPTURE(keepdims);
+        const auto n = static_cast<std::size_t>(shape[0] * shape[1]);
+        for (const ufunc::dtype t : {ufunc::float32, ufunc::float64, ufunc::complex128}) {
+          const auto x = ufunc_test::sample_array<double>(n, 1).astype(t).reshape(shape);
+          const auto y = ufunc_test::sample_array<double>(n, 2).astype(t).reshape(shape);
+          same_as_chain(sum, {x, y});
+          if (n > 0) same_as_chain(prod, {x});
+          if (n > 0 && !t.is_complex()) same_as_chain(most, {x});
+        }
+        if (n == 0) continue;
+        // A transposed input: the values are laid out as the pass would allocate them (F).
+        const auto xt = ufunc_test::sample_array<float>(n, 3).reshape({shape[1], shape[0]}).transpose();
+        const auto yt = ufunc_test::sample_array<float>(n, 4).reshape({shape[1], shape[0]}).transpose();
+        same_as_chain(sum, {xt, yt});
+        same_as_chain(most, {xt});
+        // Broadcast rows, a reversed input, a weak scalar.
+        const auto row = ufunc_test::sample_array<float>(static_cast<std::size_t>(shape[1]), 5).reshape({1, shape[1]});
+        const auto x = ufunc_test::sample_array<float>(n, 6).reshape(shape);
+        same_as_chain(sum, {x, row});
+        same_as_chain(sum, {row, 2.5});
+        same_as_chain(sum, {reversed_columns(ufunc_test::sample_array<float>(n, 7).reshape(shape)), x});
+      }
+    }
+  }
+  // 1-d lengths around the fold's blocks (4096) and the fused loop's runs (256); 3-d boxes.
+  for (const std::size_t n : {1u, 255u, 4095u, 4096u, 4097u, 12289u, 70001u}) {
+    CAPTURE(n);
+    auto dot = ufunc::fuse([](auto a, auto b) { return ufunc::add.reduce(a * b); }, "dot");
+    auto low = ufunc::fuse([](auto a) { return ufunc::minimum.reduce(a - 0.5f); }, "low");
+    auto diff = ufunc::fuse([](auto a) { return ufunc::subtract.reduce(a * 2.0f); }, "diff");
+    const auto x = ufunc_test::sample_array<float>(n, 8), y = ufunc_test::sample_array<float>(n, 9);
+    same_as_chain(dot, {x, y});
+    same_as_chain(low, {x});
+    same_as_chain(diff, {x});
+    const auto i8 = ufunc_test::sample_array<std::int8_t>(n, 10);
+    same_as_chain(dot, {i8, i8});  // int8 values, an int64 accumulator: cast as they are folded
+    const auto h = ufunc_test::sample_array<float>(n, 11).astype(ufunc::float16);
+    same_as_chain(dot, {h, h});
+  }
+  const auto cube = ufunc_test::sample_array<double>(5 * 40 * 300, 12).reshape({5, 40, 300});
+  for (const auto& ax : {ufunc::axes{0, 2}, ufunc::axes(1), ufunc::axes{0, 1}, ufunc::axes(ufunc::all_axes)}) {
+    auto sum = ufunc::fuse([ax](auto a) { return ufunc::add.reduce(ufunc::exp(a), {.axis = ax}); }, "sum");
+    auto most = ufunc::fuse([ax](auto a) { return ufunc::fmax.reduce(ufunc::sin(a), {.axis = ax}); }, "most");
+    same_as_chain(sum, {cube});
+    same_as_chain(most, {cube});
+    same_as_chain(sum, {cube.transpose()});
+  }
+  // dtype=, initial= and out= as reduce takes them: out= of another dtype, out= that is an input.
+  auto sum32 = ufunc::fuse(
+      [](auto a) { return ufunc::add.reduce(a * a, {.axis = 0, .dtype = ufunc::float64, .initial = 1.5}); }, "sum32");
+  const auto m = ufunc_test::sample_array<float>(300 * 20, 13).reshape({300, 20});
+  same_as_chain(sum32, {m});
+  auto rows = ufunc::fuse([](auto a) { return ufunc::add.reduce(a * 2.0f, {.axis = 1}); }, "rows");
+  auto out16 = ufunc::array::zeros({300}, ufunc::float16);
+  (void)rows(m, {.out = {out16}});
+  check_same(out16, ufunc::add.reduce(ufunc::multiply(m, 2.0f), {.axis = 1}).astype(ufunc::float16));
+  auto col = m.copy();
+  const auto want = ufunc::add.reduce(ufunc::multiply(col, 2.0f), {.axis = 1});
+  const ufunc::array first_column(col.data(), ufunc::float32, {300}, {col.strides()[0]}, col.owner());
+  (void)rows(col, {.out = {first_column}});  // out= is read as an input: accumulated apart
+  check_same(first_column, want);
+}
+
+TEST_CASE("fuse: a reduction at the end allocates nothing of the operand's size; flags of the pass before reduce's") {
+  auto dot = ufunc::fuse([](auto a, auto b) { return ufunc::add.reduce(a * b); }, "dot");
+  const auto x = ufunc_test::sample_array<float>(1 << 16, 1), y = ufunc_test::sample_array<float>(1 << 16, 2);
+  auto out = ufunc::array::zeros({}, ufunc::float32);
+  (void)dot(x, y, {.out = {out}});  // the first call traces and compiles
+  for (const auto t : ufunc_test::host_targets()) {
+    ufunc::detail::inject_host_allocation_failures(1);
+    CHECK_NOTHROW((void)dot(x, y, {.out = {out}, .target = t}));
+    CHECK(ufunc::detail::pending_host_allocation_failures() == 1);
+    ufunc::detail::inject_host_allocation_failures(0);
+    check_same(out, ufunc::add.reduce(ufunc::multiply(x, y)));
+  }
+  // The pass's flags under the fused function's name, then the reduction's, as the chain
+  // reports them (its first under the node's ufunc: multiply).
+  const auto big = ufunc::array::zeros({5000}, ufunc::float32);
+  ufunc::add(big, 1e20f, {.out = {big}});
+  ufunc::multiply(big, 1.0f, {.out = {big}});
+  const float max_value = std::numeric_limits<float>::max();
+  const auto huge = ufunc::add(ufunc::array::zeros({5000}, ufunc::float32), max_value / 4);
+  for (const auto t : ufunc_test::host_targets()) {
+    std::vector<std::string> messages;
+    {
+      const ufunc::errstate guard({.all = ufunc::fp_policy::call},
+                                  [&](std::string_view m, unsigned) { messages.emplace_back(m); });
+      (void)dot(big, big, {.target = t});  // 1e40 overflows in the pass
+      (void)dot(huge, ufunc::add(ufunc::array::zeros({5000}, ufunc::float32), 1.0f), {.target = t});  // sum overflows
+      (void)dot(x, y, {.target = t});                                                                 // nothing
+    }
+    CHECK(messages == std::vector<std::string>{"overflow encountered in dot", "overflow encountered in reduce"});
+  }
 }
 
 TEST_CASE("fuse: one trace per dtype tuple, no temporaries, errors that name the node") {

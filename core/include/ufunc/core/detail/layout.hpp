@@ -56,6 +56,10 @@ struct layout_operand {
 /// length 1): NumPy allocates it in its iterator's order='K' over `a` and the mask.
 [[nodiscard]] dim_vector reduce_result_strides(const array& a, const array& where, const std::vector<bool>& reduced,
                                                bool keepdims, std::size_t itemsize);
+/// The same for an operand given by its shape and byte strides.
+[[nodiscard]] dim_vector reduce_result_strides(const dim_vector& a_shape, const dim_vector& a_strides,
+                                               const array& where, const std::vector<bool>& reduced, bool keepdims,
+                                               std::size_t itemsize);
 /// ufunc.accumulate's result, of a's shape: in a's order='K' axis order.
 [[nodiscard]] dim_vector accumulate_result_strides(const array& a, std::size_t itemsize);
 /// ufunc.reduceat's result (a's shape with `count` along `axis`): order='K' over a's
