@@ -625,6 +625,76 @@ TEST_CASE("fuse: random graphs over every pair of dtypes equal their unfused cal
   CHECK(compared > 100);
 }
 
+TEST_CASE("fuse: random reductions at the end (shapes, axes, layouts, dtypes, reducers) equal the chain's") {
+  // The pieces the fold asks for cross axes in every way a layout allows: 1-4 dimensions,
+  // random extents (1 and 0 included), random reduced axes, keepdims, transposed, reversed
+  // and broadcast inputs, every dtype, reducers with and without an identity, in order.
+  const ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+  std::mt19937 gen(20261129);
+  const ufunc::function* reducers[] = {&ufunc::add.get(),     &ufunc::multiply.get(),   &ufunc::maximum.get(),
+                                       &ufunc::minimum.get(), &ufunc::logical_or.get(), &ufunc::subtract.get()};
+  int compared = 0, refused = 0;
+  for (int trial = 0; trial < 800; ++trial) {
+    CAPTURE(trial);
+    const int nd = 1 + int(gen() % 4);
+    ufunc::dim_vector shape;
+    const std::int64_t extents[] = {0, 1, 2, 3, 5, 17, 64, 300};
+    for (int d = 0; d < nd; ++d) shape.push_back(extents[gen() % (trial % 7 == 0 ? 8 : 7) + (trial % 7 == 0 ? 0 : 1)]);
+    std::int64_t size = 1;
+    for (auto e : shape) size *= e;
+    if (size > 200000) continue;
+    std::vector<int> axes;
+    for (int d = 0; d < nd; ++d)
+      if (gen() % 2) axes.push_back(d - (gen() % 2 ? nd : 0));  // negative axes too
+    const bool all = gen() % 5 == 0;
+    const ufunc::function& f = *reducers[gen() % 6];
+    const ufunc::reduce_options o{.axis = all ? ufunc::axes(ufunc::all_axes) : ufunc::axes(axes),
+                                  .keepdims = gen() % 2 == 0};
+    CAPTURE(f.name());
+    auto fused =
+        ufunc::fuse([&f, o](auto a, auto b) { return ufunc::fusion::reduce(f, a * b + a, o); }, "random_reduce");
+    const auto type = ufunc::dtype::from_index(int(gen() % ufunc::dtype::count));
+    CAPTURE(type.name());
+    // a: C-ordered, transposed (the reverse axis order) or reversed along its last axis; b: a's
+    // shape, or broadcast from its last axis.
+    ufunc::array a = ufunc_test::sample_array<double>(static_cast<std::size_t>(size), trial).astype(type);
+    const int layout = int(gen() % 3);
+    if (layout == 0) {
+      a = a.reshape(shape);
+    } else if (layout == 1) {
+      ufunc::dim_vector reversed;
+      for (int d = nd; d-- > 0;) reversed.push_back(shape[std::size_t(d)]);
+      a = a.reshape(reversed).transpose();
+    } else {
+      a = a.reshape(shape);
+      if (nd == 2 && shape[1] > 0) a = reversed_columns(a);
+    }
+    ufunc::array b =
+        gen() % 2
+            ? ufunc_test::sample_array<double>(static_cast<std::size_t>(size), trial + 1).astype(type).reshape(shape)
+            : ufunc_test::sample_array<double>(static_cast<std::size_t>(shape.back()), trial + 2)
+                  .astype(type)
+                  .reshape({shape.back()});
+    for (const auto t : ufunc_test::host_targets()) {
+      std::vector<ufunc::array> want;
+      try {
+        want = fused.call_unfused(std::vector<ufunc::operand>{a, b}, {.target = t});
+      } catch (const ufunc::error& e) {
+        // No loop, an axis out of range, a repeated axis, no identity for an empty axis,
+        // several axes of an in-order reducer: the same kind of error, said by reduce.
+        CAPTURE(e.what());
+        CHECK_THROWS_AS((void)fused(a, b, {.target = t}), ufunc::error);
+        ++refused;
+        continue;
+      }
+      check_same(fused(a, b, {.target = t}), want[0]);
+      ++compared;
+    }
+  }
+  MESSAGE(compared << " reductions compared, " << refused << " refused by both");
+  CHECK(compared > 600);
+}
+
 TEST_CASE("fuse: the methods of a fused binary ufunc run its loop one step at a time, as the chain's would") {
   auto fma_like = ufunc::fuse([](auto a, auto b) { return a * 2 + b; }, "fma_like");
   const ufunc::array x = ufunc_test::sample_array<double>(1000, 3).reshape({10, 100});
