@@ -23,12 +23,16 @@
 // A reduction may end the function, as cupy.fuse allows, as its one output:
 //   auto dot = ufunc::fuse([](auto a, auto b) { return ufunc::add.reduce(a * b); }, "dot");
 // (axis, keepdims, dtype, initial as reduce takes them; out= of the fused call is the
-// reduction's). Its result is the chain's bit for bit: the pass writes the reduced value
-// once, then the ufunc's own reduce runs over it (one temporary, not yet one pass).
+// reduction's). Its result is the chain's bit for bit: on the host targets the ufunc's own
+// reduce folds the graph's values as they are computed, piece by piece where it would read
+// them (one pass, no temporary); on cuda the pass writes them once, then the device reduce
+// runs over them.
 //
-// What is not fused yet (issue 19): the cuda target (a call there raises target_error:
-// the fused loop is host code); the reduction in the same pass. Floating-point errors reach
-// errstate under the fused ufunc's name ("overflow encountered in hyp"), not the node's.
+// On cuda the graph runs as one kernel generated from it and compiled at run time
+// (device_source() shows it; a node without device source keeps it on the host). Not fused
+// yet (issue 19): the reduction at the end in the same pass on cuda. Floating-point errors
+// reach errstate under the fused ufunc's name ("overflow encountered in hyp"), not the
+// node's; a reduction's own under "reduce", after the pass's.
 #pragma once
 
 #include <cstddef>
