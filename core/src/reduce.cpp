@@ -271,7 +271,8 @@ void produce_view(const value_source& src, const dim_vector& shape, const dim_ve
     std::int64_t offset = 0;
     for (std::size_t d = 0; d + 1 < nd; ++d) offset += idx[d] * strides[d];
     src.produce(offset / item, inner_step, inner, to + done * item, item);
-    for (std::size_t d = nd - 1; d-- > 0;) {
+    // The odometer over every axis but the innermost (none for a 0-d or 1-d view).
+    for (std::size_t d = nd == 0 ? 0 : nd - 1; d-- > 0;) {
       if (++idx[d] < shape[d]) break;
       idx[d] = 0;
     }
