@@ -42,7 +42,7 @@ fold_task::fold_task(const fold_view& v, const fold_loop& loop) : loop_(loop) {
   if (v.x_type != loop.input) cast_ = get_cast_loop(v.x_type, loop.input);
   has_mask_ = v.mask != nullptr;
   // A source's values have no address: the plan gets no pointer for x (its strides are a
-  // C-contiguous array's, positive, so no axis of x is flipped and offsets start at 0).
+  // dense layout's, positive, so no axis of x is flipped and offsets start at 0).
   source_ = v.source;
   const plan_operand ops[3] = {{v.acc, v.acc_strides},
                                {const_cast<std::byte*>(source_ ? nullptr : v.x), v.x_strides},

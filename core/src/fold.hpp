@@ -60,7 +60,7 @@ struct fold_view {
   const std::byte* x = nullptr;
   std::span<const std::int64_t> x_strides;
   // Where x is computed, not read (core/detail/value_source.hpp): x_strides are then those
-  // of the source's C-contiguous array and x_offset (bytes) the view's origin in it.
+  // of the source's dense layout (positive) and x_offset (bytes) the view's origin in it.
   const value_source* source = nullptr;
   std::int64_t x_offset = 0;
   dtype x_type;                     // cast to the loop's input U through a buffer when different

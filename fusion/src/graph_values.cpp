@@ -22,20 +22,19 @@ class graph_values final : public ufunc::detail::value_source {
  public:
   graph_values(const std::shared_ptr<const compiled_graph>& graph, std::span<const operand> inputs, order layout,
                std::string name)
-      : graph_(graph), loop_(graph->loop(graph)), name_(std::move(name)) {
+      : loop_(graph->loop(graph)), name_(std::move(name)) {
     const type_signature& types = graph->types();
     type_ = types.output(0);
     std::vector<dim_vector> shapes;
-    for (const auto& in : inputs)
-      if (!in.is_scalar()) shapes.push_back(in.as_array().shape());
-    shape_ = ufunc::broadcast_shapes(shapes);
-    const std::size_t nd = shape_.size();
     std::vector<ufunc::detail::layout_operand> operands;
     for (const auto& in : inputs)
       if (!in.is_scalar()) {
         const array& a = in.as_array();
+        shapes.push_back(a.shape());
         operands.push_back({a.shape(), a.strides(), a.type().itemsize(), false, false});
       }
+    shape_ = ufunc::broadcast_shapes(shapes);
+    const std::size_t nd = shape_.size();
     const dim_vector axes = ufunc::detail::call_output_axes(shape_, layout, operands, 1, false);
     strides_ = ufunc::detail::dense_strides(shape_, axes, type_.itemsize());
     // Offsets decompose along the axes longer than 1, largest stride first.
@@ -131,8 +130,7 @@ class graph_values final : public ufunc::detail::value_source {
     loop_.host(args.data(), len, steps.data(), loop_.host_data);
   }
 
-  std::shared_ptr<const compiled_graph> graph_;
-  loop_entry loop_;
+  loop_entry loop_;  // keeps the graph alive
   std::string name_;
   dtype type_;
   dim_vector shape_, strides_;

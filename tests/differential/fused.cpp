@@ -55,21 +55,25 @@ one_node fuse_one(const ufunc::function& f) {
 
 // A reduce case as a fused function that returns f.reduce of its input (the graph copies
 // the input; on the host the fold reads the copies as they are made), with out= and the
-// target given to the fused call.
+// target given to the fused call. The case's options are the same in each of its runs
+// (under each errstate policy), so the function is traced once per case.
 run_result replay_fused_reduce(const test_case& c, const ufunc::function& f, ufunc::target_id target, bool user) {
   if (c.where) return skip("fused: where= of a reduction at the end is refused");
   if (user && target == ufunc::target_id::cuda)
     return skip("fused on cuda: the runner's vectorize'd ufuncs have no source for generated code");
-  const auto through = [&f](const ufunc::array& a, const ufunc::reduce_options& o) {
-    ufunc::reduce_options inside = o;
+  const auto make = [&f](ufunc::reduce_options inside) {
     inside.out.reset();
     inside.target.reset();
-    const ufunc::fused fused([&f, inside](ufunc::fusion::expr x) { return ufunc::fusion::reduce(f, x, inside); },
-                             f.name());
+    return std::make_shared<ufunc::fused<std::function<ufunc::fusion::expr(ufunc::fusion::expr)>>>(
+        [&f, inside](ufunc::fusion::expr x) { return ufunc::fusion::reduce(f, x, inside); }, f.name());
+  };
+  std::shared_ptr<ufunc::fused<std::function<ufunc::fusion::expr(ufunc::fusion::expr)>>> fused;
+  const auto through = [&](const ufunc::array& a, const ufunc::reduce_options& o) {
+    if (!fused) fused = make(o);
     ufunc::call_options call;
     if (o.out) call.out = {*o.out};
     call.target = o.target;
-    return fused(a, call);
+    return (*fused)(a, call);
   };
   return replay_reduce_case(c, f, through, target, user);
 }
