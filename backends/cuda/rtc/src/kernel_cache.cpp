@@ -252,7 +252,10 @@ std::optional<std::string> read_cache_file(int folder_fd, const fs::path& folder
 std::atomic<std::uint64_t> temporary_counter{0};
 
 // Writes `bytes` as the file `name`: whole or not at all, as seen by any reader, since the
-// temporary file is synced before it is renamed over the name. Throws cache_error.
+// temporary file is complete before it is renamed over the name. Not synced: a file that a
+// crash leaves short or empty fails its checksum and is compiled again, so a
+// sync would buy nothing the checksum does not, at a cold compile's cost (two fsyncs were
+// milliseconds on a busy disk). Throws cache_error.
 void write_cache_file(int folder_fd, const fs::path& folder, const std::string& name, std::string_view bytes) {
   std::string temporary;
   int fd = -1;
@@ -283,13 +286,8 @@ void write_cache_file(int folder_fd, const fs::path& folder, const std::string& 
     }
     done += static_cast<std::size_t>(put);
   }
-  if (::fsync(fd) != 0) fail("sync");
   if (guard.close() != 0) fail("close");
   if (::renameat(folder_fd, temporary.c_str(), folder_fd, name.c_str()) != 0) fail("rename");
-  // The folder's sync makes the rename itself durable: without it a crash could lose the
-  // new name (though never leave a partial file under it).
-  if (::fsync(folder_fd) != 0)
-    throw cache_error("cannot sync ufunc kernel cache folder " + quoted(folder) + ": " + errno_text(errno));
 }
 
 fs::path absolute_folder(const fs::path& folder) {
@@ -317,7 +315,7 @@ kernel_cache::kernel_cache(fs::path folder) : folder_(absolute_folder(folder)) {
 }
 
 kernel_cache::~kernel_cache() {
-  // Nothing to report a failed close to; the descriptor was only read and synced through.
+  // Nothing to report a failed close to; the descriptor was only read through.
   if (folder_fd_ >= 0) (void)::close(folder_fd_);
 }
 
