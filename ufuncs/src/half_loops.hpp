@@ -234,10 +234,13 @@ UFUNC_ALWAYS_INLINE __m256i bfloat16_lanes_without_nan(__m256i f) {
 template <bool Stream>
 UFUNC_ALWAYS_INLINE void store_bfloat16_pair(char* p, __m256 low, __m256 high) {
   // Each lane's bfloat16 is below 2^16, which packus keeps. One test for NaNs in the 16 lanes
-  // (rare) instead of a select per register.
-  const __m256 nan = _mm256_or_ps(_mm256_cmp_ps(low, low, _CMP_UNORD_Q), _mm256_cmp_ps(high, high, _CMP_UNORD_Q));
+  // (rare) instead of a select per register; on the bits, since a float comparison would raise
+  // invalid for a signaling NaN that the function passed through.
   const __m256i l = _mm256_castps_si256(low), r = _mm256_castps_si256(high);
-  const __m256i h = _mm256_movemask_ps(nan) == 0
+  const __m256i magnitude = _mm256_set1_epi32(0x7fffffff), infinity = _mm256_set1_epi32(0x7f800000);
+  const __m256i nan = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_and_si256(l, magnitude), infinity),
+                                      _mm256_cmpgt_epi32(_mm256_and_si256(r, magnitude), infinity));
+  const __m256i h = _mm256_testz_si256(nan, nan)
                         ? _mm256_packus_epi32(bfloat16_lanes_without_nan(l), bfloat16_lanes_without_nan(r))
                         : _mm256_packus_epi32(bfloat16_lanes(l), bfloat16_lanes(r));
   if constexpr (Stream)
