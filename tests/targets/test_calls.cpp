@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include <ufunc/core/detail/streaming.hpp>
+
 #include "test_support.hpp"
 
 namespace {
@@ -170,6 +172,75 @@ TEST_CASE("targets: errstate policies hold on every target; integer division by 
     (void)ufunc::sqrt(ufunc::asarray<double>({4.0, -1.0}), {.target = target});
     CHECK(seen == static_cast<unsigned>(ufunc::fp_flag::invalid));
   }
+}
+
+TEST_CASE(
+    "targets: float16 and bfloat16 add and multiply round the float result once, at every length, offset and "
+    "store kind") {
+  // Random bit patterns (NaNs, infinities, subnormals, overflow) around the SIMD loops' steps
+  // (8 and 16 lanes, bfloat16's pairs of registers), unaligned slices, and with the streaming
+  // stores of a large output forced (threshold 1 byte) and off.
+  const std::int64_t saved_threshold = ufunc::detail::streaming_threshold();
+  std::uint32_t state = 12345;
+  const auto next_bits = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<std::uint16_t>(state >> 16);
+  };
+  for (const ufunc::dtype t : {ufunc::float16, ufunc::bfloat16}) {
+    CAPTURE(t.name());
+    for (const std::int64_t threshold : {std::int64_t{0}, std::int64_t{1}}) {
+      ufunc::detail::set_streaming_threshold(threshold);
+      CAPTURE(threshold);
+      for (const std::int64_t n : {1, 7, 8, 15, 16, 17, 31, 32, 33, 47, 64, 100, 4099}) {
+        for (const std::int64_t offset : {0, 1, 8}) {
+          CAPTURE(n);
+          CAPTURE(offset);
+          auto x = ufunc::array::empty({n + 8}, t), y = ufunc::array::empty({n + 8}, t);
+          auto* xb = reinterpret_cast<std::uint16_t*>(x.data());
+          auto* yb = reinterpret_cast<std::uint16_t*>(y.data());
+          for (std::int64_t i = 0; i < n + 8; ++i) {
+            xb[i] = next_bits();
+            yb[i] = next_bits();
+          }
+          const ufunc::array xs = x[{ufunc::slice{offset, offset + n}}], ys = y[{ufunc::slice{1, 1 + n}}];
+          for (const ufunc::target_id target : ufunc_test::targets()) {
+            CAPTURE(ufunc::to_string(target));
+            const ufunc::errstate quiet({.all = ufunc::fp_policy::ignore});
+            const ufunc::array sum = ufunc::add(xs, ys, {.target = target});
+            const ufunc::array product = ufunc::multiply(xs, ys, {.target = target});
+            REQUIRE(sum.type() == t);
+            const auto* s = reinterpret_cast<const std::uint16_t*>(sum.data());
+            const auto* p = reinterpret_cast<const std::uint16_t*>(product.data());
+            std::int64_t wrong = 0;
+            for (std::int64_t i = 0; i < n; ++i) {
+              const std::uint16_t a = xb[offset + i], b = yb[1 + i];
+              std::uint16_t want_sum, want_product;
+              if (t == ufunc::float16) {
+                const float fa = static_cast<float>(ufunc::float16_t::from_bits(a)),
+                            fb = static_cast<float>(ufunc::float16_t::from_bits(b));
+                want_sum = ufunc::float16_t(fa + fb).bits();
+                want_product = ufunc::float16_t(fa * fb).bits();
+              } else {
+                const float fa = static_cast<float>(ufunc::bfloat16_t::from_bits(a)),
+                            fb = static_cast<float>(ufunc::bfloat16_t::from_bits(b));
+                want_sum = ufunc::bfloat16_t(fa + fb).bits();
+                want_product = ufunc::bfloat16_t(fa * fb).bits();
+              }
+              // Any NaN for a NaN (which payload comes through is the hardware's choice).
+              const std::uint16_t exponent = t == ufunc::float16 ? 0x7c00 : 0x7f80;
+              const auto same = [&](std::uint16_t got, std::uint16_t want) {
+                const bool got_nan = (got & 0x7fff) > exponent, want_nan = (want & 0x7fff) > exponent;
+                return got_nan || want_nan ? got_nan == want_nan : got == want;
+              };
+              wrong += !same(s[i], want_sum) + !same(p[i], want_product);
+            }
+            CHECK(wrong == 0);
+          }
+        }
+      }
+    }
+  }
+  ufunc::detail::set_streaming_threshold(saved_threshold);
 }
 
 TEST_CASE("targets: float16 and bfloat16 nextafter between the signed zeros gives y, as C's nextafter and NumPy 2.5") {
