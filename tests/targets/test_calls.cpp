@@ -5,6 +5,7 @@
 // small integral values, whatever order a target adds them in.
 #include <complex>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include <ufunc/core/detail/streaming.hpp>
@@ -214,18 +215,14 @@ TEST_CASE(
             std::int64_t wrong = 0;
             for (std::int64_t i = 0; i < n; ++i) {
               const std::uint16_t a = xb[offset + i], b = yb[1 + i];
-              std::uint16_t want_sum, want_product;
-              if (t == ufunc::float16) {
-                const float fa = static_cast<float>(ufunc::float16_t::from_bits(a)),
-                            fb = static_cast<float>(ufunc::float16_t::from_bits(b));
-                want_sum = ufunc::float16_t(fa + fb).bits();
-                want_product = ufunc::float16_t(fa * fb).bits();
-              } else {
-                const float fa = static_cast<float>(ufunc::bfloat16_t::from_bits(a)),
-                            fb = static_cast<float>(ufunc::bfloat16_t::from_bits(b));
-                want_sum = ufunc::bfloat16_t(fa + fb).bits();
-                want_product = ufunc::bfloat16_t(fa * fb).bits();
-              }
+              // The float result of the two values, rounded once to the 16-bit type.
+              const auto rounded = [&]<class H>(H, auto op) {
+                return H(op(static_cast<float>(H::from_bits(a)), static_cast<float>(H::from_bits(b)))).bits();
+              };
+              const auto want = [&](auto op) {
+                return t == ufunc::float16 ? rounded(ufunc::float16_t{}, op) : rounded(ufunc::bfloat16_t{}, op);
+              };
+              const std::uint16_t want_sum = want(std::plus<float>{}), want_product = want(std::multiplies<float>{});
               // Any NaN for a NaN (which payload comes through is the hardware's choice).
               const std::uint16_t exponent = t == ufunc::float16 ? 0x7c00 : 0x7f80;
               const auto same = [&](std::uint16_t got, std::uint16_t want) {

@@ -196,15 +196,21 @@ struct integer_lanes {
 #endif
 };
 
+// The rounding of bfloat16_lanes for lanes that hold no NaN: ties to even, infinities and
+// overflow to infinity by the same carry.
+UFUNC_ALWAYS_INLINE integer_lanes::bits bfloat16_lanes_without_nan(integer_lanes::bits f) {
+  using L = integer_lanes;
+  const auto lowest_kept = L::bit_and(L::high_half(f), L::splat(1));
+  return L::high_half(L::add(L::add(f, L::splat(0x7fff)), lowest_kept));
+}
+
 // bfloat16_bits::from_float_bits (core/bfloat16.hpp) on every lane, as narrow's scalar loop
 // computes it: ties to even, a NaN to the quiet NaN with its sign. The bfloat16 bits come
 // back in the lanes' low halves.
 UFUNC_ALWAYS_INLINE integer_lanes::bits bfloat16_lanes(integer_lanes::bits f) {
   using L = integer_lanes;
-  const auto top = L::high_half(f);
-  const auto rounded = L::high_half(L::add(L::add(f, L::splat(0x7fff)), L::bit_and(top, L::splat(1))));
-  const auto quiet = L::bit_or(L::bit_and(top, L::splat(0x8000)), L::splat(0x7fc0));
-  return L::above(L::bit_and(f, L::splat(0x7fffffff)), 0x7f800000, quiet, rounded);
+  const auto quiet = L::bit_or(L::bit_and(L::high_half(f), L::splat(0x8000)), L::splat(0x7fc0));
+  return L::above(L::bit_and(f, L::splat(0x7fffffff)), 0x7f800000, quiet, bfloat16_lanes_without_nan(f));
 }
 
 #if !defined(UFUNC_ARCH_AVX512BW)
@@ -222,13 +228,6 @@ UFUNC_ALWAYS_INLINE bfloat16_pair load_bfloat16_pair(const char* p) {
   const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const __m256i zero = _mm256_setzero_si256();
   return {_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, h)), _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, h))};
-}
-
-// bfloat16_lanes for lanes that hold no NaN: ties to even, infinities and overflow to
-// infinity by the same carry.
-UFUNC_ALWAYS_INLINE __m256i bfloat16_lanes_without_nan(__m256i f) {
-  const __m256i lowest_kept = _mm256_and_si256(_mm256_srli_epi32(f, 16), _mm256_set1_epi32(1));
-  return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(f, _mm256_set1_epi32(0x7fff)), lowest_kept), 16);
 }
 
 template <bool Stream>

@@ -67,8 +67,8 @@ class kernel_cache {
   /// runs at a time in this process: other threads asking for the same key wait for it and
   /// share its result. A compile that throws caches nothing, and its exception reaches
   /// every thread waiting on that attempt; a later get() tries again. A compiled binary is
-  /// written to disk atomically (temporary file, rename; not synced:
-  /// a file a crash leaves short fails its checksum and is compiled again); a write that fails (full
+  /// written to disk atomically (temporary file, rename; not synced: a file a crash leaves
+  /// short fails its checksum and is compiled again); a write that fails (full
   /// disk, read-only folder) leaves the binary in memory only. Throws cache_error for a
   /// disk file that cannot be trusted (a symbolic link, another user's, open to others)
   /// or read. compile() must not get() the same key from the same cache (it would wait
