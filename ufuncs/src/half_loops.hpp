@@ -213,41 +213,102 @@ UFUNC_ALWAYS_INLINE integer_lanes::bits bfloat16_lanes(integer_lanes::bits f) {
   return L::above(L::bit_and(f, L::splat(0x7fffffff)), 0x7f800000, quiet, bfloat16_lanes_without_nan(f));
 }
 
-#if !defined(UFUNC_ARCH_AVX512BW)
-// Two registers of bfloat16 values at a time on AVX2: a bfloat16 is a float's top half, so
-// interleaving 16 of them with zeros (unpacklo/hi) gives two registers of floats, and packing
-// the two rounded results (packus) undoes the interleave, both within 128-bit lanes: the
-// elements come back in their order without a widening, shift or cross-lane permute. An
-// elementwise function does not see its lanes' order. (8 lanes at a time, the loop was bound
-// by its instructions: bfloat16 add at 0.65x float32 add's bytes per second on the VM.)
-struct bfloat16_pair {
-  __m256 low, high;  // elements 0-3 and 8-11, then 4-7 and 12-15
-};
-
-UFUNC_ALWAYS_INLINE bfloat16_pair load_bfloat16_pair(const char* p) {
-  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  const __m256i zero = _mm256_setzero_si256();
-  return {_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, h)), _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, h))};
+// Two registers of bfloat16 values at a time: a bfloat16 is a float's top half, so
+// interleaving 2 x lanes of them with zeros (unpacklo/hi) gives two registers of floats, and
+// packing the two rounded results (packus) undoes the interleave, both within 128-bit lanes:
+// the elements come back in their order without a widening, shift or cross-lane permute. An
+// elementwise function does not see its lanes' order. (On AVX2, 8 lanes at a time, the loop was
+// bound by its instructions: bfloat16 add at 0.65x float32 add's bytes per second on the VM.)
+#if defined(UFUNC_ARCH_AVX512BW)
+using wide_bits = __m512i;
+UFUNC_ALWAYS_INLINE wide_bits load_bits(const char* p) { return _mm512_loadu_si512(p); }
+UFUNC_ALWAYS_INLINE wide_register as_floats(wide_bits v) { return _mm512_castsi512_ps(v); }
+UFUNC_ALWAYS_INLINE wide_bits as_bits(wide_register v) { return _mm512_castps_si512(v); }
+UFUNC_ALWAYS_INLINE wide_bits zero_bits() { return _mm512_setzero_si512(); }
+UFUNC_ALWAYS_INLINE wide_bits interleave_low(wide_bits a, wide_bits b) { return _mm512_unpacklo_epi16(a, b); }
+UFUNC_ALWAYS_INLINE wide_bits interleave_high(wide_bits a, wide_bits b) { return _mm512_unpackhi_epi16(a, b); }
+UFUNC_ALWAYS_INLINE wide_bits pack_unsigned(wide_bits a, wide_bits b) { return _mm512_packus_epi32(a, b); }
+UFUNC_ALWAYS_INLINE bool any_nan(wide_bits a, wide_bits b) {
+  const wide_bits magnitude = _mm512_set1_epi32(0x7fffffff), infinity = _mm512_set1_epi32(0x7f800000);
+  return (_mm512_cmpgt_epi32_mask(_mm512_and_si512(a, magnitude), infinity) |
+          _mm512_cmpgt_epi32_mask(_mm512_and_si512(b, magnitude), infinity)) != 0;
 }
-
 template <bool Stream>
-UFUNC_ALWAYS_INLINE void store_bfloat16_pair(char* p, __m256 low, __m256 high) {
-  // Each lane's bfloat16 is below 2^16, which packus keeps. One test for NaNs in the 16 lanes
-  // (rare) instead of a select per register; on the bits, since a float comparison would raise
-  // invalid for a signaling NaN that the function passed through.
-  const __m256i l = _mm256_castps_si256(low), r = _mm256_castps_si256(high);
-  const __m256i magnitude = _mm256_set1_epi32(0x7fffffff), infinity = _mm256_set1_epi32(0x7f800000);
-  const __m256i nan = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_and_si256(l, magnitude), infinity),
-                                      _mm256_cmpgt_epi32(_mm256_and_si256(r, magnitude), infinity));
-  const __m256i h = _mm256_testz_si256(nan, nan)
-                        ? _mm256_packus_epi32(bfloat16_lanes_without_nan(l), bfloat16_lanes_without_nan(r))
-                        : _mm256_packus_epi32(bfloat16_lanes(l), bfloat16_lanes(r));
+UFUNC_ALWAYS_INLINE void store_bits(char* p, wide_bits v) {
   if constexpr (Stream)
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), h);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
   else
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), h);
+    _mm512_storeu_si512(p, v);
+}
+#else
+using wide_bits = __m256i;
+UFUNC_ALWAYS_INLINE wide_bits load_bits(const char* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+UFUNC_ALWAYS_INLINE wide_register as_floats(wide_bits v) { return _mm256_castsi256_ps(v); }
+UFUNC_ALWAYS_INLINE wide_bits as_bits(wide_register v) { return _mm256_castps_si256(v); }
+UFUNC_ALWAYS_INLINE wide_bits zero_bits() { return _mm256_setzero_si256(); }
+UFUNC_ALWAYS_INLINE wide_bits interleave_low(wide_bits a, wide_bits b) { return _mm256_unpacklo_epi16(a, b); }
+UFUNC_ALWAYS_INLINE wide_bits interleave_high(wide_bits a, wide_bits b) { return _mm256_unpackhi_epi16(a, b); }
+UFUNC_ALWAYS_INLINE wide_bits pack_unsigned(wide_bits a, wide_bits b) { return _mm256_packus_epi32(a, b); }
+// On the bits: a float comparison would raise invalid for a signaling NaN passed through.
+UFUNC_ALWAYS_INLINE bool any_nan(wide_bits a, wide_bits b) {
+  const wide_bits magnitude = _mm256_set1_epi32(0x7fffffff), infinity = _mm256_set1_epi32(0x7f800000);
+  const wide_bits nan = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_and_si256(a, magnitude), infinity),
+                                        _mm256_cmpgt_epi32(_mm256_and_si256(b, magnitude), infinity));
+  return !_mm256_testz_si256(nan, nan);
+}
+template <bool Stream>
+UFUNC_ALWAYS_INLINE void store_bits(char* p, wide_bits v) {
+  if constexpr (Stream)
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v);
+  else
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
 }
 #endif
+
+struct lane_pair {
+  wide_register low, high;
+};
+
+// Two registers of T from 2 x lanes values: float16's widened half by half (one full-width
+// load and store per step, as float32's loop takes: with a half-width streaming store per
+// register, float16 add ran at 0.77x float32 add's bytes per second on one Xeon core).
+// bfloat16's by the interleave, whose lanes are in the order store_pair undoes.
+template <class T>
+UFUNC_ALWAYS_INLINE lane_pair load_pair(const char* p) {
+  const wide_bits h = load_bits(p);
+  if constexpr (std::is_same_v<T, bfloat16_t>) {
+    return {as_floats(interleave_low(zero_bits(), h)), as_floats(interleave_high(zero_bits(), h))};
+  } else {
+#if defined(UFUNC_ARCH_AVX512BW)
+    return {_mm512_cvtph_ps(_mm512_castsi512_si256(h)), _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1))};
+#else
+    return {_mm256_cvtph_ps(_mm256_castsi256_si128(h)), _mm256_cvtph_ps(_mm256_extracti128_si256(h, 1))};
+#endif
+  }
+}
+
+// bfloat16: each lane's value is below 2^16, which packus keeps; one test for NaNs in the
+// lanes (rare) instead of a select per register. float16: F16C's rounding, which raises
+// NumPy's overflow and underflow itself, as store_lanes's.
+template <class T, bool Stream>
+UFUNC_ALWAYS_INLINE void store_pair(char* p, wide_register low, wide_register high) {
+  if constexpr (std::is_same_v<T, bfloat16_t>) {
+    const wide_bits l = as_bits(low), r = as_bits(high);
+    store_bits<Stream>(p, any_nan(l, r) ? pack_unsigned(bfloat16_lanes(l), bfloat16_lanes(r))
+                                        : pack_unsigned(bfloat16_lanes_without_nan(l), bfloat16_lanes_without_nan(r)));
+  } else {
+#if defined(UFUNC_ARCH_AVX512BW)
+    store_bits<Stream>(p, _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtps_ph(low, _MM_FROUND_TO_NEAREST_INT)),
+                                             _mm512_cvtps_ph(high, _MM_FROUND_TO_NEAREST_INT), 1));
+#else
+    store_bits<Stream>(p,
+                       _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(low, _MM_FROUND_TO_NEAREST_INT)),
+                                               _mm256_cvtps_ph(high, _MM_FROUND_TO_NEAREST_INT), 1));
+#endif
+  }
+}
 
 template <class T, bool Stream = false>
 UFUNC_ALWAYS_INLINE void store_lanes(char* p, wide_register v) {
@@ -310,16 +371,14 @@ struct widened_loop<Arch, F, Sig> {
         const F& f = *static_cast<const F*>(data);
         const auto in = std::make_index_sequence<inputs>{};
         constexpr std::int64_t bytes = 2 * lanes;
-#if !defined(UFUNC_ARCH_AVX512BW)
-        if constexpr (std::is_same_v<T0, bfloat16_t> && inputs > 0) {
+        if constexpr (inputs > 0) {
           if (!stream) {
-            for (; done + 2 * lanes <= n; done += 2 * lanes) call_bfloat16_pair<B, false>(f, args, done, in);
+            for (; done + 2 * lanes <= n; done += 2 * lanes) call_pair<T0, B, false>(f, args, done, in);
           } else if (reinterpret_cast<std::uintptr_t>(args[inputs]) % (2 * bytes) == 0) {
             for (; done + 2 * lanes <= n; done += 2 * lanes)
-              call_bfloat16_pair<B, true>(f, args, done, in);  // the sfence comes after the loop below
+              call_pair<T0, B, true>(f, args, done, in);  // the sfence comes after the loop below
           }
         }
-#endif
         if (stream && reinterpret_cast<std::uintptr_t>(args[inputs]) % bytes == 0) {
           // A large result around the cache (the executor's streaming stores, as the float32 loop's).
           for (; done + lanes <= n; done += lanes)
@@ -379,16 +438,13 @@ struct widened_loop<Arch, F, Sig> {
                                                       std::index_sequence<K...>) {
     return static_cast<wide_register>(B(f(B(load_lanes<T>(args[K] + 2 * at))...)));
   }
-#if !defined(UFUNC_ARCH_AVX512BW)
-  template <class B, bool Stream, std::size_t... K>
-  static UFUNC_ALWAYS_INLINE void call_bfloat16_pair(const F& f, char* const* args, std::int64_t at,
-                                                     std::index_sequence<K...>) {
-    const bfloat16_pair x[] = {load_bfloat16_pair(args[K] + 2 * at)...};
-    const __m256 low = static_cast<__m256>(B(f(B(x[K].low)...)));
-    const __m256 high = static_cast<__m256>(B(f(B(x[K].high)...)));
-    store_bfloat16_pair<Stream>(args[sizeof...(K)] + 2 * at, low, high);
+  template <class T, class B, bool Stream, std::size_t... K>
+  static UFUNC_ALWAYS_INLINE void call_pair(const F& f, char* const* args, std::int64_t at, std::index_sequence<K...>) {
+    const lane_pair x[] = {load_pair<T>(args[K] + 2 * at)...};
+    const auto low = static_cast<wide_register>(B(f(B(x[K].low)...)));
+    const auto high = static_cast<wide_register>(B(f(B(x[K].high)...)));
+    store_pair<T, Stream>(args[sizeof...(K)] + 2 * at, low, high);
   }
-#endif
 #endif
 
   template <class R, class... A>
