@@ -4,7 +4,9 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
+#include <utility>
 
 #include "../test_support.hpp"
 
@@ -45,6 +47,52 @@ TEST_CASE_TEMPLATE("cuda: add, multiply, square on device arrays of every dtype 
     check_same<T>(ufunc::multiply(da, db, {.target = cuda}), ufunc::multiply(a, b, {.target = ufunc::target_id::cpu}));
     if constexpr (!std::is_same_v<T, bool>)
       check_same<T>(ufunc::square(da, {.target = cuda}), ufunc::square(a, {.target = ufunc::target_id::cpu}));
+  }
+}
+
+TEST_CASE(
+    "cuda: narrow contiguous operands, aligned and not, below and past cub's size, flags gathered or not, give the cpu "
+    "target's bytes") {
+  // The contiguous kernel takes runs of 8 or 16 consecutive elements per thread where an input
+  // is narrower than 4 bytes and every pointer is 16-byte aligned (also without flags, where
+  // wider types go to cub::DeviceTransform); element by element otherwise. Small integral
+  // values: every sum exact in every type, so the cpu target's bytes are the reference.
+  const auto cpu = ufunc::target_id::cpu;
+  const std::pair<ufunc::dtype, ufunc::dtype> pairs[] = {{ufunc::int8, ufunc::int8},
+                                                         {ufunc::uint16, ufunc::uint16},
+                                                         {ufunc::float16, ufunc::float16},
+                                                         {ufunc::bfloat16, ufunc::bfloat16},
+                                                         {ufunc::int8, ufunc::float32}};
+  for (const auto& [tx, ty] : pairs) {
+    CAPTURE(tx.name());
+    CAPTURE(ty.name());
+    for (const std::int64_t n : {1, 15, 16, 17, 4095, 4097, 65573, 1048579}) {
+      CAPTURE(n);
+      auto values = ufunc::array::empty({n + 1}, ufunc::int32);
+      auto* v = reinterpret_cast<std::int32_t*>(values.data());
+      for (std::int64_t i = 0; i <= n; ++i)
+        v[i] = static_cast<std::int32_t>((i * 7) % 23) - (tx == ufunc::uint16 ? 0 : 11);
+      const ufunc::array x = values.astype(tx), y = ufunc::multiply(values, 3).astype(ty);
+      const ufunc::array dx = ufunc::to_device(x), dy = ufunc::to_device(y);
+      // Both aligned, both one element in (unaligned), and one of each.
+      for (const auto& [ox, oy] : {std::pair{0, 0}, std::pair{1, 1}, std::pair{0, 1}}) {
+        CAPTURE(ox);
+        CAPTURE(oy);
+        const ufunc::slice sx{ox, ox + n}, sy{oy, oy + n};
+        for (const bool quiet : {false, true}) {
+          CAPTURE(quiet);
+          const ufunc::errstate policy({.all = quiet ? ufunc::fp_policy::ignore : ufunc::fp_policy::raise});
+          for (const ufunc::function& f : {ufunc::add, ufunc::less}) {
+            CAPTURE(f.name());
+            const ufunc::array want = f(x[{sx}], y[{sy}], {.target = cpu});
+            const ufunc::array got = ufunc::to_host(f(dx[{sx}], dy[{sy}], {.target = cuda}));
+            REQUIRE(got.type() == want.type());
+            REQUIRE(got.size() == want.size());
+            CHECK(std::memcmp(got.data(), want.data(), static_cast<std::size_t>(want.nbytes())) == 0);
+          }
+        }
+      }
+    }
   }
 }
 

@@ -5,7 +5,9 @@
 // Three kernels, chosen per call from the coalesced plan:
 //   * every input contiguous, one output, no mask: cub::DeviceTransform, whose
 //     tiles and bulk copies are tuned per architecture (16-byte or TMA loads,
-//     enough bytes in flight per SM);
+//     enough bytes in flight per SM), unless the call gathers floating-point flags or
+//     an input narrower than 4 bytes lets the contiguous kernel take aligned runs
+//     (both faster there); the contiguous kernel also takes every small call;
 //   * rows: a block walks a tile of the innermost dimension for one outer index,
 //     computing the outer offsets once per block (broadcast and strided operands);
 //   * elements: one index decomposition per element, for short inner dimensions.
@@ -216,6 +218,56 @@ __global__ void __launch_bounds__(block_threads) elements_kernel(F f, kernel_pla
   if (p.fp.flags) report_fp_warp(p.fp, flags);
 }
 
+// A run of N consecutive elements that one thread loads or stores in machine words of up to
+// 16 bytes (ld.global.v4), which needs the run's address aligned to its size or to 16.
+template <class T, int N>
+struct element_run {
+  T v[N];
+};
+
+template <int Bytes>
+using run_word = std::conditional_t<
+    (Bytes >= 16), uint4,
+    std::conditional_t<
+        Bytes == 8, uint2,
+        std::conditional_t<Bytes == 4, unsigned, std::conditional_t<Bytes == 2, unsigned short, unsigned char>>>>;
+
+template <class T, int N>
+__device__ __forceinline__ element_run<T, N> load_run(const T* p) {
+  constexpr int bytes = N * static_cast<int>(sizeof(T));
+  using W = run_word<bytes>;
+  W w[bytes / sizeof(W)];
+#pragma unroll
+  for (int k = 0; k < bytes / static_cast<int>(sizeof(W)); ++k) w[k] = reinterpret_cast<const W*>(p)[k];
+  element_run<T, N> r;
+  memcpy(&r, w, bytes);
+  return r;
+}
+
+template <class T, int N>
+__device__ __forceinline__ void store_run(T* p, const element_run<T, N>& r) {
+  constexpr int bytes = N * static_cast<int>(sizeof(T));
+  using W = run_word<bytes>;
+  W w[bytes / sizeof(W)];
+  memcpy(w, &r, bytes);
+#pragma unroll
+  for (int k = 0; k < bytes / static_cast<int>(sizeof(W)); ++k) reinterpret_cast<W*>(p)[k] = w[k];
+}
+
+// Whether the contiguous kernel takes runs of consecutive elements per thread (where every
+// pointer is 16-byte aligned): where an input is narrower than 4 bytes. Loaded element by
+// element, a warp's load of 2-byte values moves 64 bytes and the loads, not the memory,
+// bounded float16 add (0.84x cub::DeviceTransform with float16 arithmetic, H200).
+template <class... A>
+constexpr bool contiguous_runs() {
+  return contiguous_items<A...>() > items_per_thread;
+}
+
+template <class... T>
+__device__ __forceinline__ bool all_aligned_to_16(const T*... p) {
+  return ((reinterpret_cast<std::uintptr_t>(p) | ...) & 15u) == 0;
+}
+
 // Small contiguous calls: the lightest launch (a few pointers as parameters), since
 // at this size the launch is the cost.
 template <class F, class R, class... A>
@@ -223,6 +275,38 @@ __global__ void __launch_bounds__(block_threads)
     contiguous_kernel(F f, int n, device_fp_sink fp, device_t<R>* out, const device_t<A>*... in) {
   wait_for_previous_grid();
   constexpr int items = contiguous_items<A...>();
+  unsigned flags = 0;
+  const auto classify = [&](const auto& r, const auto&... a) {
+    if (fp.flags) flags |= fp_flags_of<F>(r, a...);
+  };
+  if constexpr (contiguous_runs<A...>()) {
+    if (all_aligned_to_16(out, in...)) {
+      const std::int64_t start =
+          (static_cast<std::int64_t>(blockIdx.x) * block_threads + static_cast<std::int64_t>(threadIdx.x)) * items;
+      if (start + items <= n) {
+        const ::cuda::std::tuple<element_run<device_t<A>, items>...> x{load_run<device_t<A>, items>(in + start)...};
+        element_run<device_t<R>, items> y;
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+#pragma unroll
+          for (int k = 0; k < items; ++k) {
+            const auto r = f(::cuda::std::get<I>(x).v[k]...);
+            y.v[k] = static_cast<device_t<R>>(r);
+            classify(r, ::cuda::std::get<I>(x).v[k]...);
+          }
+        }
+        (std::index_sequence_for<A...>{});
+        store_run(out + start, y);
+      } else {
+        for (std::int64_t i = start; i < n; ++i) {
+          const auto r = f(in[i]...);
+          out[i] = static_cast<device_t<R>>(r);
+          classify(r, in[i]...);
+        }
+      }
+      if (fp.flags) report_fp_warp(fp, flags);
+      return;
+    }
+  }
   const int first = static_cast<int>(blockIdx.x) * (block_threads * items) + static_cast<int>(threadIdx.x);
   // Every load is issued before the first store, so that a thread's loads are in flight
   // together. The pointers cannot be __restrict__ (host code cannot take the address of a
@@ -235,7 +319,6 @@ __global__ void __launch_bounds__(block_threads)
     const int i = first + k * block_threads;
     if (i < n) x[k] = inputs{in[i]...};
   }
-  unsigned flags = 0;
 #pragma unroll
   for (int k = 0; k < items; ++k) {
     const int i = first + k * block_threads;
@@ -244,7 +327,7 @@ __global__ void __launch_bounds__(block_threads)
           [&](const auto&... a) {
             const auto r = f(a...);
             out[i] = static_cast<device_t<R>>(r);
-            if (fp.flags) flags |= fp_flags_of<F>(r, a...);
+            classify(r, a...);
           },
           x[k]);
     }
@@ -315,6 +398,12 @@ struct device_loop<F, R(A...)> {
     return c.strides[nin][0] == static_cast<std::int64_t>(sizeof(device_t<R>));
   }
 
+  static bool operands_aligned_to_16(const device_call& c) {
+    for (int op = 0; op <= nin; ++op)
+      if (reinterpret_cast<std::uintptr_t>(c.base[op]) % 16 != 0) return false;
+    return true;
+  }
+
   // Contiguous calls with one output: one light kernel launch (no dispatch work on
   // the host). Returns false when the call is not such a call.
   static bool launch_contiguous_kernel(const F& f, const device_call& c, cudaStream_t stream) {
@@ -341,8 +430,10 @@ struct device_loop<F, R(A...)> {
       // cub::DeviceTransform only when the call gathers no floating-point flags: with the
       // classification in its functor it fell to 0.89x of its own rate on the H200 (add
       // f32 2^28), where our contiguous kernel, which classifies and reports per warp,
-      // keeps 0.99x (bench/RESULTS.md).
-      if (c.size > 0 && c.size >= cub_min_elements && c.fp.flags == nullptr && all_inputs_contiguous(c)) {
+      // keeps 0.99x (bench/RESULTS.md). Nor where the contiguous kernel takes aligned runs of
+      // narrow inputs: float16 add at 2^28 ran at 3,854 GB/s through cub, 4,378 in runs.
+      if (c.size > 0 && c.size >= cub_min_elements && c.fp.flags == nullptr && all_inputs_contiguous(c) &&
+          !(contiguous_runs<A...>() && c.size < (std::int64_t{1} << 31) && operands_aligned_to_16(c))) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
           check(
               cub::DeviceTransform::Transform(
