@@ -63,31 +63,18 @@ UFUNC_USES_CUB(minimum)
 // The flags are half_in_float's (the same rule, recomputed in float where an element is not a
 // normal finite float16).
 template <class Op>
-struct float16_instruction;
-template <>
-struct float16_instruction<ops::add> {
-  __device__ static std::uint16_t apply(std::uint16_t a, std::uint16_t b) {
-    std::uint16_t r;
+__device__ std::uint16_t float16_instruction(std::uint16_t a, std::uint16_t b) {
+  std::uint16_t r;
+  if constexpr (std::is_same_v<Op, ops::add>)
     asm("add.rn.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b));
-    return r;
-  }
-};
-template <>
-struct float16_instruction<ops::subtract> {
-  __device__ static std::uint16_t apply(std::uint16_t a, std::uint16_t b) {
-    std::uint16_t r;
+  else if constexpr (std::is_same_v<Op, ops::subtract>)
     asm("sub.rn.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b));
-    return r;
-  }
-};
-template <>
-struct float16_instruction<ops::multiply> {
-  __device__ static std::uint16_t apply(std::uint16_t a, std::uint16_t b) {
-    std::uint16_t r;
+  else {
+    static_assert(std::is_same_v<Op, ops::multiply>, "float16_arithmetic names the operations");
     asm("mul.rn.f16 %0, %1, %2;" : "=h"(r) : "h"(a), "h"(b));
-    return r;
   }
-};
+  return r;
+}
 template <class Op, class Sig>
 constexpr bool float16_arithmetic = false;
 template <class Op>
@@ -98,7 +85,7 @@ template <class Op>
 struct float16_in_instructions : half_in_float<Op, float16_t(float16_t, float16_t)> {
   __host__ __device__ float16_t operator()(float16_t a, float16_t b) const {
 #if defined(__CUDA_ARCH__)
-    return float16_t::from_bits(float16_instruction<Op>::apply(a.bits(), b.bits()));
+    return float16_t::from_bits(float16_instruction<Op>(a.bits(), b.bits()));
 #else
     return half_in_float<Op, float16_t(float16_t, float16_t)>::operator()(a, b);
 #endif
