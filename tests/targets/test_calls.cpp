@@ -3,10 +3,12 @@
 // suite (cpu, parallel) and into the CUDA test executable (cuda, host arrays in and
 // out). Integer results are exact everywhere; so are the float sums and products of
 // small integral values, whatever order a target adds them in.
+#include <cmath>
 #include <complex>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <ufunc/core/detail/streaming.hpp>
 
@@ -238,6 +240,38 @@ TEST_CASE(
     }
   }
   ufunc::detail::set_streaming_threshold(saved_threshold);
+}
+
+TEST_CASE("targets: float16 overflow and underflow reach errstate from every position of the SIMD steps") {
+  // One element that overflows (60000 + 60000) or underflows (1e-4 * 1e-4 rounds to 0 in
+  // float16) among finite ones, at each position of a length that runs the two-register
+  // steps, the one-register steps and the tail; the loops narrow with F16C on AVX2 and
+  // AVX-512, which raises the flags in hardware, and by hand elsewhere. The same values in
+  // bfloat16 (whose range is float32's) raise nothing.
+  constexpr std::int64_t n = 71;
+  for (const ufunc::target_id target : ufunc_test::targets()) {
+    CAPTURE(ufunc::to_string(target));
+    for (std::int64_t at = 0; at < n; ++at) {
+      CAPTURE(at);
+      std::vector<float> big(n, 1.0f), tiny(n, 0.5f);
+      big[static_cast<std::size_t>(at)] = 60000.0f;
+      tiny[static_cast<std::size_t>(at)] = 1e-4f;
+      const ufunc::array b = ufunc::asarray<float>(big).astype(ufunc::float16);
+      const ufunc::array t = ufunc::asarray<float>(tiny).astype(ufunc::float16);
+      unsigned seen = 0;
+      const ufunc::errstate calls({.all = ufunc::fp_policy::call}, [&](std::string_view, unsigned f) { seen |= f; });
+      const ufunc::array sum = ufunc::add(b, b, {.target = target});
+      CHECK(seen == static_cast<unsigned>(ufunc::fp_flag::overflow));
+      CHECK(std::isinf(static_cast<float>(sum.at<ufunc::float16_t>(at))));
+      seen = 0;
+      const ufunc::array product = ufunc::multiply(t, t, {.target = target});
+      CHECK(seen == static_cast<unsigned>(ufunc::fp_flag::underflow));
+      CHECK(static_cast<float>(product.at<ufunc::float16_t>(at)) == 0.0f);
+      seen = 0;
+      (void)ufunc::add(b.astype(ufunc::bfloat16), b.astype(ufunc::bfloat16), {.target = target});
+      CHECK(seen == 0u);
+    }
+  }
 }
 
 TEST_CASE("targets: float16 and bfloat16 nextafter between the signed zeros gives y, as C's nextafter and NumPy 2.5") {
