@@ -219,8 +219,8 @@ UFUNC_ALWAYS_INLINE integer_lanes::bits bfloat16_lanes(integer_lanes::bits f) {
 // the elements come back in their order without a widening, shift or cross-lane permute. An
 // elementwise function does not see its lanes' order. (On AVX2, 8 lanes at a time, the loop was
 // bound by its instructions: bfloat16 add at 0.65x float32 add's bytes per second on the VM.)
+using wide_bits = integer_lanes::bits;
 #if defined(UFUNC_ARCH_AVX512BW)
-using wide_bits = __m512i;
 UFUNC_ALWAYS_INLINE wide_bits load_bits(const char* p) { return _mm512_loadu_si512(p); }
 UFUNC_ALWAYS_INLINE wide_register as_floats(wide_bits v) { return _mm512_castsi512_ps(v); }
 UFUNC_ALWAYS_INLINE wide_bits as_bits(wide_register v) { return _mm512_castps_si512(v); }
@@ -241,7 +241,6 @@ UFUNC_ALWAYS_INLINE void store_bits(char* p, wide_bits v) {
     _mm512_storeu_si512(p, v);
 }
 #else
-using wide_bits = __m256i;
 UFUNC_ALWAYS_INLINE wide_bits load_bits(const char* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }

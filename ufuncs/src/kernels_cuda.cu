@@ -83,11 +83,12 @@ constexpr bool float16_arithmetic<Op, float16_t(float16_t, float16_t)> =
 
 template <class Op>
 struct float16_in_instructions : half_in_float<Op, float16_t(float16_t, float16_t)> {
+  using in_float = half_in_float<Op, float16_t(float16_t, float16_t)>;
   __host__ __device__ float16_t operator()(float16_t a, float16_t b) const {
 #if defined(__CUDA_ARCH__)
     return float16_t::from_bits(float16_instruction<Op>(a.bits(), b.bits()));
 #else
-    return half_in_float<Op, float16_t(float16_t, float16_t)>::operator()(a, b);
+    return in_float::operator()(a, b);
 #endif
   }
 };
@@ -102,7 +103,7 @@ template <class Op>
 struct computes_in_float<ufuncs::cuda_kernels::float16_in_instructions<Op>> : std::true_type {};
 template <class Op>
 struct fp_rule<ufuncs::cuda_kernels::float16_in_instructions<Op>>
-    : fp_rule<ufunc::detail::half_in_float<Op, float16_t(float16_t, float16_t)>> {};
+    : fp_rule<typename ufuncs::cuda_kernels::float16_in_instructions<Op>::in_float> {};
 }  // namespace ufunc::backends::cuda
 
 namespace ufunc::ufuncs::cuda_kernels {
@@ -115,9 +116,9 @@ namespace {
 // float16 would stall at 2048); bfloat16's folds in order, as ml_dtypes'.
 template <int Index, class Op, class Sig>
 void put_half(device_kernel_table& table) {
-  using F = std::conditional_t<half_loops_native<Op, Sig>, Op,
-                               std::conditional_t<float16_arithmetic<Op, Sig>, float16_in_instructions<Op>,
-                                                  half_in_float<Op, Sig>>>;
+  using F = std::conditional_t<
+      half_loops_native<Op, Sig>, Op,
+      std::conditional_t<float16_arithmetic<Op, Sig>, float16_in_instructions<Op>, half_in_float<Op, Sig>>>;
   static constexpr F f{};
   auto& k = table.loops[Index];
   if constexpr (uses_cub<Op>)
