@@ -99,6 +99,18 @@ struct min_max {
   }
 };
 
+
+// "(n)->(n)": each output element reads two input elements, one from each end of the core
+// (a core staged in the wrong place shows); additions only, so no contraction into an fma
+// makes the GPU's floats differ from the host's.
+struct mirror_sum {
+  template <class A, class R>
+  UFUNC_HOST_DEVICE void operator()(A a, R out) const {
+    using T = typename R::element_type;
+    const std::int64_t n = a.extent(0);
+    for (std::int64_t i = 0; i < n; ++i) out(i) = static_cast<T>(a(i) + a(n - 1 - i) + static_cast<T>(i % 7));
+  }
+};
 }  // namespace
 
 TEST_CASE("cuda gufunc: matmul, vecdot, matvec, vecmat of every dtype equal the cpu target's") {
@@ -223,6 +235,34 @@ TEST_CASE("cuda gufunc: gvectorize'd functions, Numba's moving average and an ou
   const auto r = mm(ufunc::to_device(x));
   CHECK(ufunc::to_host(r).shape() == ufunc::dim_vector{1000, 2});
   check_same(r, mm(x, {.target = on_cpu}));
+}
+
+TEST_CASE("cuda gufunc: cores staged through shared memory, of every length, alignment and block remainder") {
+  // Blocks of 128, 64 or 32 loop elements copy packed cores in (and outputs out) through shared
+  // memory, in 16-byte words where a span is 16-byte aligned and 4-byte words elsewhere; cores
+  // of 1 KB and more take fewer threads and shared memory beyond 48 KB; longer ones are not staged.
+  const auto f = ufunc::gvectorize<
+      ufunc::signatures<std::int16_t(std::int16_t), std::int32_t(std::int32_t), float(float), double(double)>,
+      ufunc::target::cuda>("(n)->(n)", mirror_sum{}, "mirror_sum");
+  unsigned seed = 60;
+  for (const ufunc::dtype t : {ufunc::int16, ufunc::int32, ufunc::float32, ufunc::float64})
+    for (const std::int64_t n : {1, 2, 3, 4, 16, 37, 256, 300, 2000})
+      for (const std::int64_t rows : {1, 31, 33, 1000, 4099}) {
+        if (n * rows > 600'000) continue;
+        CAPTURE(t.name());
+        CAPTURE(n);
+        CAPTURE(rows);
+        const auto a = random_array({rows + 1, n}, t, seed++);
+        const auto da = ufunc::to_device(a);
+        const ufunc::slice all{}, tail{1, std::nullopt};
+        check_same(f(da[{ufunc::slice{0, rows}, all}]), f(a[{ufunc::slice{0, rows}, all}], {.target = on_cpu}));
+        // One core further on: the span starts 4-byte aligned (8 for float64 rows), not 16.
+        check_same(f(da[{tail, all}]), f(a[{tail, all}], {.target = on_cpu}));
+        // An output one core into a larger array: its stores are the unaligned ones.
+        auto into = ufunc::to_device(ufunc::array::zeros({rows + 1, n}, t));
+        (void)f(da[{ufunc::slice{0, rows}, all}], {.out = {into[{tail, all}]}});
+        check_same(ufunc::to_host(into)[{tail, all}], f(a[{ufunc::slice{0, rows}, all}], {.target = on_cpu}));
+      }
 }
 
 TEST_CASE("cuda gufunc: a call on a stream of the caller's, its temporaries ordered on that stream") {

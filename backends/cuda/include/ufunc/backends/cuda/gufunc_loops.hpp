@@ -12,7 +12,9 @@
 // an operand's cores are packed one after the other (C-contiguous cores of C-contiguous
 // arrays: vecdot of (n, 16) rows, stacks of small matrices), the block copies its elements'
 // cores of that operand through shared memory instead, with whole-block coalesced loads (and
-// stores, for outputs), rows padded so that the threads' accesses fall in distinct banks. Complex
+// stores, for outputs), rows padded so that the threads' accesses fall in distinct banks. Long
+// cores (a moving average's 256-element rows) take blocks of fewer threads and shared memory
+// beyond the default 48 KB, up to a third of an SM's. Complex
 // elements are seen as cuda::std::complex on the device (std::complex is host-only), so a
 // function for complex loops is written generically (auto views, element_type).
 #pragma once
@@ -21,6 +23,8 @@
 #error "ufunc/backends/cuda/gufunc_loops.hpp is CUDA code: compile this translation unit with nvcc (as a .cu file)"
 #endif
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -56,30 +60,76 @@ struct gufunc_plan {
   std::int64_t core_strides[NOP][gufunc::max_device_core_dims];
 };
 
-// Which operands go through shared memory, where, and the block size that lets them fit.
-template <int NOP>
-struct gufunc_staging {
-  int threads;              // block size
-  bool staged[NOP];         // the operand's cores are copied through shared memory
-  unsigned offset[NOP];     // bytes, its rows' start in shared memory
-  unsigned pitch[NOP];      // bytes between two threads' rows (a core, padded)
-  unsigned row_words[NOP];  // 4-byte words of one core
+// Where one staged operand's cores lie in shared memory.
+struct gufunc_rows {
+  unsigned offset;      // bytes, the first core's start
+  unsigned pitch;       // bytes between two threads' cores (a core, padded)
+  unsigned row_words;   // 4-byte words of one core
+  std::uint64_t magic;  // ceil(2^32 / row_words): a word's core is (word * magic) >> 32
+  bool vectors;         // the cores' global span is 16-byte aligned: copied in 16-byte words
 };
 
-// Copies the cores of `count` consecutive loop elements, packed at `global`, to or from the
-// padded rows at `shared`, the whole block together, a 4-byte word per thread per step.
+// Which operands go through shared memory, and the block size that lets them fit.
+template <int NOP>
+struct gufunc_staging {
+  int threads;  // block size
+  bool staged[NOP];
+  gufunc_rows rows[NOP];
+};
+
+// The slot of word w of a block's cores. The multiply is exact for fewer than 2^16 words and
+// cores of at most 2^16 words (a block stages at most 227 KB): it replaces a division per word,
+// which cost more than the copy.
+__device__ __forceinline__ std::uint32_t* gufunc_slot(unsigned char* shared, const gufunc_rows& r, unsigned w) {
+  const auto row = static_cast<unsigned>((static_cast<std::uint64_t>(w) * r.magic) >> 32);
+  return reinterpret_cast<std::uint32_t*>(shared + r.offset + row * r.pitch) + (w - row * r.row_words);
+}
+
+// Copies the cores of `count` consecutive loop elements, packed at `global`, to or from their
+// padded rows in shared memory, the whole block together. Where the span is 16-byte aligned,
+// each thread moves eight 16-byte words at a time (one 4-byte word per thread per step left
+// too few loads in flight: vecdot of (10^6, 16) float64 rows took 251 us instead of 73 on an
+// H200, bench/gufunc_staging_probe.cu); the rest word by word.
 template <bool ToShared>
-__device__ __forceinline__ void gufunc_copy_rows(char* global, unsigned char* shared, unsigned row_words,
-                                                 unsigned pitch, int count) {
-  const unsigned words = row_words * static_cast<unsigned>(count);
-  for (unsigned w = threadIdx.x; w < words; w += blockDim.x) {
-    const unsigned row = w / row_words, col = w - row * row_words;
-    auto* g = reinterpret_cast<std::uint32_t*>(global) + w;
-    auto* s = reinterpret_cast<std::uint32_t*>(shared + row * pitch) + col;
+__device__ __forceinline__ void gufunc_copy_rows(char* global, unsigned char* shared, const gufunc_rows& r, int count) {
+  constexpr int per_thread = 8;
+  const unsigned words = r.row_words * static_cast<unsigned>(count);
+  const unsigned vectors = r.vectors ? words / 4 : 0;
+  auto* g = reinterpret_cast<uint4*>(global);
+  for (unsigned v0 = threadIdx.x; v0 < vectors; v0 += blockDim.x * per_thread) {
+    uint4 v[per_thread];
+    if constexpr (ToShared) {
+#pragma unroll
+      for (int k = 0; k < per_thread; ++k)
+        if (v0 + k * blockDim.x < vectors) v[k] = g[v0 + k * blockDim.x];
+#pragma unroll
+      for (int k = 0; k < per_thread; ++k) {
+        const unsigned w = 4 * (v0 + k * blockDim.x);
+        if (w < 4 * vectors) {
+          *gufunc_slot(shared, r, w) = v[k].x;
+          *gufunc_slot(shared, r, w + 1) = v[k].y;
+          *gufunc_slot(shared, r, w + 2) = v[k].z;
+          *gufunc_slot(shared, r, w + 3) = v[k].w;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < per_thread; ++k) {
+        const unsigned w = 4 * (v0 + k * blockDim.x);
+        if (w < 4 * vectors) {
+          v[k] = uint4{*gufunc_slot(shared, r, w), *gufunc_slot(shared, r, w + 1), *gufunc_slot(shared, r, w + 2),
+                       *gufunc_slot(shared, r, w + 3)};
+          g[v0 + k * blockDim.x] = v[k];
+        }
+      }
+    }
+  }
+  for (unsigned w = 4 * vectors + threadIdx.x; w < words; w += blockDim.x) {
+    auto* word = reinterpret_cast<std::uint32_t*>(global) + w;
     if constexpr (ToShared)
-      *s = *g;
+      *gufunc_slot(shared, r, w) = *word;
     else
-      *g = *s;
+      *word = *gufunc_slot(shared, r, w);
   }
 }
 
@@ -118,15 +168,13 @@ __global__ void gufunc_staged_kernel(F f, gufunc_plan<Index, NOP> p, gufunc_stag
   const std::int64_t rest = static_cast<std::int64_t>(p.size) - first;
   const int count = rest < st.threads ? static_cast<int>(rest) : st.threads;
   for (int op = 0; op < NIN; ++op)
-    if (st.staged[op])
-      gufunc_copy_rows<true>(p.base[op] + first * p.stride[op][0], gufunc_shared + st.offset[op], st.row_words[op],
-                             st.pitch[op], count);
+    if (st.staged[op]) gufunc_copy_rows<true>(p.base[op] + first * p.stride[op][0], gufunc_shared, st.rows[op], count);
   __syncthreads();
   if (static_cast<int>(threadIdx.x) < count) {
     const std::int64_t e = first + threadIdx.x;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      f(core_view<T>(reinterpret_cast<T*>(st.staged[I] ? reinterpret_cast<char*>(gufunc_shared) + st.offset[I] +
-                                                             threadIdx.x * st.pitch[I]
+      f(core_view<T>(reinterpret_cast<T*>(st.staged[I] ? reinterpret_cast<char*>(gufunc_shared) + st.rows[I].offset +
+                                                             threadIdx.x * st.rows[I].pitch
                                                        : p.base[I] + e * p.stride[I][0]),
                      p.core_ndim[I], p.core_extents[I], p.core_strides[I])...);
     }
@@ -134,13 +182,32 @@ __global__ void gufunc_staged_kernel(F f, gufunc_plan<Index, NOP> p, gufunc_stag
   }
   __syncthreads();
   for (int op = NIN; op < NOP; ++op)
-    if (st.staged[op])
-      gufunc_copy_rows<false>(p.base[op] + first * p.stride[op][0], gufunc_shared + st.offset[op], st.row_words[op],
-                              st.pitch[op], count);
+    if (st.staged[op]) gufunc_copy_rows<false>(p.base[op] + first * p.stride[op][0], gufunc_shared, st.rows[op], count);
 }
 
-// Shared memory a staged block may use without opting in to more (48 KB on every device).
-constexpr unsigned gufunc_shared_bytes = 48 * 1024;
+// Shared memory a block may use without opting in to more (48 KB on every device).
+constexpr unsigned gufunc_default_shared_bytes = 48 * 1024;
+
+// The shared memory a staged block may take on `device`: what lets three blocks share an SM
+// (fewer starve the copies and the compute of threads: a moving average's 1 KB float32 rows in
+// and out, 64 KB, ran at 238 us in blocks of 32 threads, its float64 rows at 1,248 us in
+// blocks of 128 KB), within what a block may opt in to; at least the default. Cached per device.
+inline unsigned gufunc_shared_limit(int device) {
+  static std::atomic<unsigned> known[64] = {};
+  if (device < 0 || device >= 64) return gufunc_default_shared_bytes;
+  unsigned v = known[device].load(std::memory_order_relaxed);
+  if (v == 0) {
+    int per_block = 0, per_sm = 0;
+    check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+          "cudaDeviceGetAttribute");
+    check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
+          "cudaDeviceGetAttribute");
+    const int third = per_sm / 3 - 1024;  // each block also holds 1 KB of the system's
+    v = static_cast<unsigned>(std::max<int>(gufunc_default_shared_bytes, std::min(per_block, third)));
+    known[device].store(v, std::memory_order_relaxed);
+  }
+  return v;
+}
 
 // Whether operand `op` (elements of `itemsize` bytes) can be staged: one loop run, its cores
 // packed C-contiguous one after the other (4-byte words), and its base 4-byte aligned. Sets
@@ -158,11 +225,13 @@ inline bool gufunc_packed(const device_call& c, const gufunc::device_core_layout
          reinterpret_cast<std::uintptr_t>(c.base[op]) % 4 == 0;
 }
 
-// The staging of a call: every packed operand at the largest block of 128 or 64 threads whose
-// rows fit; else the packed inputs only; else none (threads == 0).
+// The staging of a call within `limit` bytes of shared memory: every packed operand at the
+// largest block of 128, 64 or 32 threads whose rows fit; else the packed inputs only; else none
+// (threads == 0). Staging the outputs too at fewer threads beats the inputs alone at more (the
+// moving average's float32 rows: 238 against 388 us).
 template <int NOP>
 gufunc_staging<NOP> gufunc_plan_staging(const device_call& c, const gufunc::device_core_layout& core,
-                                        const std::size_t (&itemsize)[NOP], int nin) {
+                                        const std::size_t (&itemsize)[NOP], int nin, unsigned limit) {
   gufunc_staging<NOP> st{};
   std::int64_t bytes[NOP] = {};
   bool packed[NOP] = {};
@@ -170,9 +239,9 @@ gufunc_staging<NOP> gufunc_plan_staging(const device_call& c, const gufunc::devi
   for (int op = 0; op < NOP; ++op) any |= packed[op] = gufunc_packed(c, core, op, itemsize[op], bytes[op]);
   if (!any) return st;
   for (const bool outputs_too : {true, false})
-    for (const int threads : {128, 64}) {
-      unsigned total = 0;
-      for (int op = 0; op < NOP; ++op) {
+    for (const int threads : {128, 64, 32}) {
+      std::int64_t total = 0;
+      for (int op = 0; op < NOP && total <= limit; ++op) {
         st.staged[op] = packed[op] && (outputs_too || op < nin);
         if (!st.staged[op]) continue;
         // Pad a row to an odd number of bank-wide units (4 bytes, or the element's size up to 16),
@@ -181,21 +250,34 @@ gufunc_staging<NOP> gufunc_plan_staging(const device_call& c, const gufunc::devi
                                   : itemsize[op] > 16 ? 16
                                                       : static_cast<std::int64_t>(itemsize[op]);
         const std::int64_t pitch = bytes[op] % unit == 0 && (bytes[op] / unit) % 2 == 0 ? bytes[op] + unit : bytes[op];
-        if (pitch * threads > gufunc_shared_bytes) {
-          total = gufunc_shared_bytes + 1;
+        if (pitch * threads > limit) {
+          total = std::int64_t{limit} + 1;
           break;
         }
-        st.offset[op] = total;
-        st.pitch[op] = static_cast<unsigned>(pitch);
-        st.row_words[op] = static_cast<unsigned>(bytes[op] / 4);
-        total += static_cast<unsigned>((pitch * threads + 15) / 16 * 16);
+        auto& r = st.rows[op];
+        r.offset = static_cast<unsigned>(total);
+        r.pitch = static_cast<unsigned>(pitch);
+        r.row_words = static_cast<unsigned>(bytes[op] / 4);
+        r.magic = ((std::uint64_t{1} << 32) + r.row_words - 1) / r.row_words;
+        // Every block's span starts 16-byte aligned: threads x a core is a multiple of 128 bytes.
+        r.vectors = reinterpret_cast<std::uintptr_t>(c.base[op]) % 16 == 0;
+        total += (pitch * threads + 15) / 16 * 16;
       }
-      if (total <= gufunc_shared_bytes) {
+      if (total <= limit) {
         st.threads = threads;
         return st;
       }
     }
   return gufunc_staging<NOP>{};
+}
+
+// Bytes of shared memory a staging takes.
+template <int NOP>
+unsigned gufunc_staged_bytes(const gufunc_staging<NOP>& st) {
+  unsigned shared = 0;
+  for (int op = 0; op < NOP; ++op)
+    if (st.staged[op]) shared = st.rows[op].offset + (st.rows[op].pitch * st.threads + 15) / 16 * 16;
+  return shared;
 }
 
 template <class F, class Sig>
@@ -224,14 +306,15 @@ struct gufunc_device_loop<F, R(A...)> {
     }
     if constexpr (sizeof(Index) == 4) {
       const std::size_t itemsize[nop] = {sizeof(device_t<A>)..., sizeof(device_t<O>)...};
-      const auto st = gufunc_plan_staging<nop>(c, core, itemsize, nin);
+      const auto st = gufunc_plan_staging<nop>(c, core, itemsize, nin, gufunc_shared_limit(c.device));
       if (st.threads > 0) {
-        unsigned shared = 0;
-        for (int op = 0; op < nop; ++op)
-          if (st.staged[op]) shared = st.offset[op] + (st.pitch[op] * st.threads + 15) / 16 * 16;
+        const unsigned shared = gufunc_staged_bytes(st);
+        constexpr auto kernel = gufunc_staged_kernel<F, Index, nop, nin, const device_t<A>..., device_t<O>...>;
+        if (shared > gufunc_default_shared_bytes)
+          check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
+                "cudaFuncSetAttribute (a gufunc kernel's shared memory)");
         const auto blocks = (static_cast<std::uint64_t>(c.size) + st.threads - 1) / st.threads;
-        gufunc_staged_kernel<F, Index, nop, nin, const device_t<A>..., device_t<O>...>
-            <<<static_cast<unsigned>(blocks), st.threads, shared, static_cast<cudaStream_t>(c.stream)>>>(f, p, st);
+        kernel<<<static_cast<unsigned>(blocks), st.threads, shared, static_cast<cudaStream_t>(c.stream)>>>(f, p, st);
         check(cudaGetLastError(), "launching a gufunc kernel");
         return;
       }
