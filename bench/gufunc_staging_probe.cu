@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <cuda/barrier>
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #define CK(x)                                                                                   \
@@ -248,6 +250,49 @@ __global__ void move_mean_view_kernel(const T* x, const std::int64_t* window, T*
   copy_vectors<8, false>(reinterpret_cast<char*>(y + std::int64_t{first} * n), sout, sx, count);
 }
 
+// Asynchronous copies into rows padded by 16 bytes (so that every 16-byte piece lands 16-byte
+// aligned): Async 1, LDGSTS (cp.async, 16 bytes a thread a step, none held in registers);
+// Async 2, one bulk copy per row (cp.async.bulk through the TMA on sm_90, cuda::memcpy_async
+// with a block barrier). The output staged (StageOut) goes out by the 16-byte copy.
+template <class T, int Async, bool StageOut>
+__global__ void move_mean_async_kernel(const T* x, T* y, int rows, int n, unsigned pitch, stage sy) {
+  extern __shared__ __align__(16) unsigned char shared[];
+#pragma nv_diag_suppress static_var_with_dynamic_init  // initialized by init(), as the CUDA guide does
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  const int first = blockIdx.x * blockDim.x;
+  const int count = min(static_cast<int>(blockDim.x), rows - first);
+  const unsigned row_bytes = n * sizeof(T);
+  const char* g = reinterpret_cast<const char*>(x + std::int64_t{first} * n);
+  if constexpr (Async == 1) {
+    const unsigned pieces = row_bytes / 16 * count, per_row = row_bytes / 16;
+    for (unsigned v = threadIdx.x; v < pieces; v += blockDim.x) {
+      const unsigned row = v / per_row, col = v - row * per_row;
+      __pipeline_memcpy_async(shared + row * pitch + col * 16, g + 16 * std::size_t{v}, 16);
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+  } else {
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    if (static_cast<int>(threadIdx.x) < count)
+      cuda::memcpy_async(shared + threadIdx.x * pitch, g + std::size_t{threadIdx.x} * row_bytes,
+                         cuda::aligned_size_t<16>(row_bytes), bar);
+    bar.arrive_and_wait();
+  }
+  unsigned char* sout = shared + (pitch * blockDim.x + 15) / 16 * 16;
+  if (static_cast<int>(threadIdx.x) < count) {
+    const std::int64_t r = first + threadIdx.x;
+    auto* xi = reinterpret_cast<const T*>(shared + threadIdx.x * pitch);
+    T* yo = StageOut ? reinterpret_cast<T*>(sout + threadIdx.x * sy.pitch) : y + r * n;
+    move_mean{}(view<const T>{xi, sizeof(T)}, n, view<T>{yo, sizeof(T)});
+  }
+  if constexpr (StageOut) {
+    __syncthreads();
+    copy_vectors<8, false>(reinterpret_cast<char*>(y + std::int64_t{first} * n), sout, sy, count);
+  }
+}
+
 template <class T, int Mode>
 __global__ void vecdot_kernel(const T* x, const T* y, T* d, int rows, int n, stage sx) {
   extern __shared__ __align__(16) unsigned char shared[];
@@ -351,6 +396,25 @@ void move_mean_view_case(const char* dtype, const char* name, const T* x, T* y, 
   CK(cudaFree(window));
 }
 
+template <class T, int Async, bool StageOut>
+void move_mean_async_case(const char* dtype, const char* name, const T* x, T* y, T* ref, int rows, int n,
+                          int threads) {
+  const unsigned row = n * sizeof(T), pitch = row + 16, out_pitch = padded(row, sizeof(T));
+  const stage so = make_stage(row, out_pitch);
+  const unsigned shared = (pitch * threads + 15) / 16 * 16 + (StageOut ? (out_pitch * threads + 15) / 16 * 16 : 0);
+  auto k = move_mean_async_kernel<T, Async, StageOut>;
+  if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, shared) != cudaSuccess) {
+    cudaGetLastError();
+    std::printf("move_mean,%s,%s,%d,too much shared memory (%u)\n", dtype, name, threads, shared);
+    return;
+  }
+  const int blocks = (rows + threads - 1) / threads;
+  CK(cudaMemset(y, 0, std::size_t(rows) * n * sizeof(T)));
+  const float us = median_us([&] { k<<<blocks, threads, shared>>>(x, y, rows, n, pitch, so); });
+  std::printf("move_mean,%s,%s,%d,%.1f,shared %u%s\n", dtype, name, threads, us, shared,
+              ref && !same(y, ref, std::size_t(rows) * n) ? ",MISMATCH" : "");
+}
+
 template <class T, int Mode>
 void vecdot_case(const char* dtype, const char* name, const T* x, const T* y, T* d, T* ref, int rows, int n,
                  int threads) {
@@ -378,6 +442,14 @@ void run(const char* dtype) {
     fill(x, size);
     move_mean_case<T, -1, false>(dtype, "global", x, ref, nullptr, rows, n, 128);
     move_mean_case<T, -1, false>(dtype, "global", x, y, ref, rows, n, 32);
+    for (int threads : {16, 32, 64}) {
+      move_mean_async_case<T, 1, false>(dtype, "ldgsts_in", x, y, ref, rows, n, threads);
+      move_mean_async_case<T, 1, true>(dtype, "ldgsts_inout", x, y, ref, rows, n, threads);
+      move_mean_async_case<T, 2, false>(dtype, "bulk_in", x, y, ref, rows, n, threads);
+      move_mean_async_case<T, 2, true>(dtype, "bulk_inout", x, y, ref, rows, n, threads);
+      move_mean_case<T, 8, false>(dtype, "vec8_in", x, y, ref, rows, n, threads);
+      move_mean_case<T, 8, true>(dtype, "vec8_inout", x, y, ref, rows, n, threads);
+    }
     move_mean_view_case<T, false>(dtype, "vec8_inout_ptr_view", x, y, ref, rows, n);
     move_mean_view_case<T, true>(dtype, "vec8_inout_value_view", x, y, ref, rows, n);
     move_mean_case<T, 16, false>(dtype, "vec16_in", x, y, ref, rows, n, 32);
