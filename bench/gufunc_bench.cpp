@@ -4,7 +4,7 @@
 // output. bench/gufunc_numpy.py times np.matmul, np.vecdot and a NumPy moving average on the
 // same data. Prints CSV: case,dtype,impl,target,seconds (median of repeated calls).
 //
-//   gufunc_bench
+//   gufunc_bench [--rows N]    (the moving average's rows, 100000 unless given)
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -21,7 +21,7 @@
 namespace {
 
 template <class T>
-void run(const char* dtype) {
+void run(const char* dtype, std::int64_t rows) {
   using sig = T(T, T);
   const auto matmul = ufunc::gvectorize<sig, ufunc::target::cpu>(
       "(m,n),(n,p)->(m,p)",
@@ -58,8 +58,8 @@ void run(const char* dtype) {
   auto c = ufunc::array::empty({1000000, 3, 3}, ufunc::dtype_of<T>);
   const auto x = bench::gufunc_data<T>({1000000, 16}), y = bench::gufunc_data<T>({1000000, 16});
   auto d = ufunc::array::empty({1000000}, ufunc::dtype_of<T>);
-  const auto m = bench::gufunc_data<T>({100000, 256});
-  auto mm = ufunc::array::empty({100000, 256}, ufunc::dtype_of<T>);
+  const auto m = bench::gufunc_data<T>({rows, 256});
+  auto mm = ufunc::array::empty({rows, 256}, ufunc::dtype_of<T>);
   for (auto t : {ufunc::target_id::cpu, ufunc::target_id::parallel}) {
     if (!ufunc::target_available(t)) continue;
     const std::string target(ufunc::to_string(t));
@@ -78,8 +78,11 @@ void run(const char* dtype) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  std::int64_t rows = 100000;
+  for (int i = 1; i + 1 < argc; i += 2)
+    if (std::string(argv[i]) == "--rows") rows = std::stoll(argv[i + 1]);
   std::printf("case,dtype,impl,target,seconds\n");
-  run<float>("f32");
-  run<double>("f64");
+  run<float>("f32", rows);
+  run<double>("f64", rows);
 }

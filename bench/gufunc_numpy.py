@@ -3,22 +3,9 @@
 np.vecdot of (10^6, 16) rows, and a moving average over (10^5, 256) rows with a window of 8
 (cumulative sums, as a NumPy user writes it), each writing into an existing output where NumPy
 allows. Prints CSV: case,dtype,impl,target,seconds (median of repeated calls)."""
-import time
-
 import numpy as np
 
-def median_seconds(f, min_total=0.3):
-    f()
-    t = []
-    while sum(t) < min_total or len(t) < 5:
-        t0 = time.perf_counter()
-        f()
-        t.append(time.perf_counter() - t0)
-    return sorted(t)[len(t) // 2]
-
-def filled(shape, dt):
-    n = int(np.prod(shape))
-    return ((np.arange(n, dtype=np.int64) * 7919) % 1000).astype(dt).reshape(shape) / dt(1000)
+from gufunc_data import filled, median_seconds
 
 def move_mean(a, w, out):
     c = np.cumsum(a, axis=1, dtype=a.dtype)

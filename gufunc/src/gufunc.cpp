@@ -404,6 +404,11 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
   detail::fp_scope fp;
   elementwise_task task(plan, nin, nout, false, &run_elements, &data, {operand_types, static_cast<std::size_t>(nop)},
                         types);
+  // Each loop element is its cores' work: the parallel target's pieces hold a grain of it.
+  std::int64_t core_elements = 0;
+  for (int p = 0; p < nop; ++p)
+    core_elements += shape_size(std::span<const std::int64_t>(core.extents[p], static_cast<std::size_t>(core.ndim[p])));
+  task.set_work_per_element(core_elements / nop);
   task.gather_fp_flags(fp.active());
   host->execute(task);
   fp.finish(name, task.fp_flags());

@@ -16,6 +16,10 @@
 
 #include "test_support.hpp"
 
+#if defined(UFUNC_HAS_TBB)
+#include <ufunc/backends/parallel/elementwise.hpp>
+#endif
+
 namespace {
 
 using ufunc::core_view;
@@ -288,3 +292,27 @@ TEST_CASE("gvectorize: many loop elements split over the parallel target give th
   const auto want = dot(a, b, {.target = ufunc::target_id::cpu}).to_vector<double>();
   for (auto t : ufunc_test::host_targets()) CHECK(dot(a, b, {.target = t}).to_vector<double>() == want);
 }
+
+#if defined(UFUNC_HAS_TBB)
+TEST_CASE("gvectorize: the parallel target splits by the cores' work, not by the count of loop elements") {
+  // Pieces of 1000 elements' work, calls of more than 4000 split: 100 rows of 512 are 100 loop
+  // elements but 512 elements' work each (a row in, a row out), so the call is split.
+  const ufunc_test::parallel_split pieces(1000, 4000);
+  const auto reversed = ufunc::gvectorize<double(double), ufunc::target::parallel>(
+      "(n)->(n)",
+      [](ufunc::core_view<const double> a, ufunc::core_view<double> out) {
+        for (std::int64_t i = 0; i < a.extent(0); ++i) out(i) = a(a.extent(0) - 1 - i);
+      },
+      "reversed");
+  const auto a = iota({100, 512});
+  const auto want = reversed(a, {.target = ufunc::target_id::cpu}).to_vector<double>();
+  auto splits = ufunc::backends::parallel::split_calls();
+  CHECK(reversed(a).to_vector<double>() == want);
+  CHECK(ufunc::backends::parallel::split_calls() == splits + 1);
+  // 4 rows of 512 are 2048 elements' work: on the calling thread.
+  splits = ufunc::backends::parallel::split_calls();
+  const auto small = iota({4, 512});
+  CHECK(reversed(small).to_vector<double>() == reversed(small, {.target = ufunc::target_id::cpu}).to_vector<double>());
+  CHECK(ufunc::backends::parallel::split_calls() == splits);
+}
+#endif

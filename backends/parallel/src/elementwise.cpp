@@ -193,8 +193,11 @@ std::int64_t wake_cost_ns() {
 
 void execute(const elementwise_task& task) {
   const std::int64_t n = task.size();
-  const std::int64_t g = grain();
-  if (n <= inline_limit()) {
+  // The grain and the inline limit count an elementwise call's elements: a task whose
+  // elements each stand for more work (a gufunc's cores) has that many fewer to a piece.
+  const std::int64_t work = task.work_per_element();
+  const std::int64_t g = std::max<std::int64_t>(1, grain() / work);
+  if (n <= inline_limit() / work) {
     task.run(0, n);
     return;
   }

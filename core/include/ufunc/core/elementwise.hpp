@@ -32,6 +32,13 @@ class elementwise_task {
   /// disjoint ranges; every split of [0, size()) gives the same results.
   void run(std::int64_t first, std::int64_t last) const;
 
+  /// What one element of the plan stands for, in elements of an elementwise call (1, the
+  /// default; a gufunc's loop element its cores' elements per operand), so that a backend
+  /// that splits calls cuts pieces of equal work: a moving average's 10^5 rows of 256 are
+  /// 10^5 elements but 1.7 x 10^7 elements' work, which pieces of 32768 rows left to 4 threads.
+  void set_work_per_element(std::int64_t work) noexcept { work_per_element_ = work < 1 ? 1 : work; }
+  [[nodiscard]] std::int64_t work_per_element() const noexcept { return work_per_element_; }
+
   /// Floating-point status flags (errstate): when on, each run() clears the flags of
   /// the thread it runs on first and adds what the loop raised to fp_flags() after.
   void gather_fp_flags(bool on) noexcept { gather_fp_ = on; }
@@ -48,6 +55,7 @@ class elementwise_task {
   bool buffered_ = false;
   bool gather_fp_ = false;
   bool stream_ = false;  // large output: the loops use streaming stores (detail/streaming.hpp)
+  std::int64_t work_per_element_ = 1;
   mutable std::atomic<unsigned> fp_flags_{0};
   inner_loop_fn loop_;
   const void* loop_data_;

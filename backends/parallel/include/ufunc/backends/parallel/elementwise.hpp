@@ -15,7 +15,9 @@ namespace ufunc::backends::parallel {
 /// calling thread, timed, and split the rest over the arena's threads only if
 /// split_pays() says that saves more than waking them costs; so a call on target
 /// parallel is not slower than on cpu at any size. An exception thrown by the loop on
-/// any worker reaches the caller.
+/// any worker reaches the caller. The grain and the thresholds count elements of an
+/// elementwise call: a task whose elements stand for more (task.work_per_element(), a
+/// gufunc's cores) takes that many fewer elements to a piece and inline.
 void execute(const elementwise_task& task);
 
 /// The elements a call times before deciding to split: a sixteenth of the grain (at
