@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from gufunc_data import filled, median_seconds
+from gufunc_data import median_seconds, operands
 
 try:
     import numba
@@ -63,17 +63,12 @@ print(f"# Numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads fo
 for target in ("cpu", "parallel"):
     f = {name: guvectorize(sigs, layout, target=target)(globals()[name]) for name, (sigs, layout) in SIGS.items()}
     for name, dt in (("f32", np.float32), ("f64", np.float64)):
-        a, b = filled((1000000, 3, 3), dt), filled((1000000, 3, 3), dt)
-        c = np.empty_like(a)
-        x, y = filled((1000000, 16), dt), filled((1000000, 16), dt)
-        d = np.empty(1000000, dt)
-        m = filled((100000, 256), dt)
-        mm = np.empty_like(m)
+        o = operands(dt)
         w = np.int64(8)
-        print(f"matmul_3x3,{name},numba_guvectorize,{target},{median_seconds(lambda: f['matmul'](a, b, c)):.9g}")
-        print(f"vecdot_16,{name},numba_guvectorize,{target},{median_seconds(lambda: f['vecdot'](x, y, d)):.9g}")
-        print(f"move_mean_256,{name},numba_guvectorize,{target},"
-              f"{median_seconds(lambda: f['move_mean'](m, w, mm)):.9g}")
+        for case, call in (("matmul_3x3", lambda: f["matmul"](o.a, o.b, o.c)),
+                           ("vecdot_16", lambda: f["vecdot"](o.x, o.y, o.d)),
+                           ("move_mean_256", lambda: f["move_mean"](o.m, w, o.mm))):
+            print(f"{case},{name},numba_guvectorize,{target},{median_seconds(call):.9g}")
         # The results agree with NumPy's (a check of the peer, not a test of the library).
-        assert np.allclose(c[:5], np.matmul(a[:5], b[:5]), rtol=1e-4)
-        assert np.allclose(d[:5], np.vecdot(x[:5], y[:5]), rtol=1e-4)
+        assert np.allclose(o.c[:5], np.matmul(o.a[:5], o.b[:5]), rtol=1e-4)
+        assert np.allclose(o.d[:5], np.vecdot(o.x[:5], o.y[:5]), rtol=1e-4)

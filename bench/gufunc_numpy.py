@@ -5,7 +5,7 @@ np.vecdot of (10^6, 16) rows, and a moving average over (10^5, 256) rows with a 
 allows. Prints CSV: case,dtype,impl,target,seconds (median of repeated calls)."""
 import numpy as np
 
-from gufunc_data import filled, median_seconds
+from gufunc_data import median_seconds, operands
 
 def move_mean(a, w, out):
     c = np.cumsum(a, axis=1, dtype=a.dtype)
@@ -14,12 +14,7 @@ def move_mean(a, w, out):
 
 print("case,dtype,impl,target,seconds")
 for name, dt in (("f32", np.float32), ("f64", np.float64)):
-    a, b = filled((1000000, 3, 3), dt), filled((1000000, 3, 3), dt)
-    c = np.empty_like(a)
-    x, y = filled((1000000, 16), dt), filled((1000000, 16), dt)
-    d = np.empty(1000000, dt)
-    m = filled((100000, 256), dt)
-    mm = np.empty_like(m)
-    print(f"matmul_3x3,{name},numpy,cpu,{median_seconds(lambda: np.matmul(a, b, out=c)):.9g}")
-    print(f"vecdot_16,{name},numpy,cpu,{median_seconds(lambda: np.vecdot(x, y, out=d)):.9g}")
-    print(f"move_mean_256,{name},numpy,cpu,{median_seconds(lambda: move_mean(m, 8, mm)):.9g}")
+    o = operands(dt)
+    print(f"matmul_3x3,{name},numpy,cpu,{median_seconds(lambda: np.matmul(o.a, o.b, out=o.c)):.9g}")
+    print(f"vecdot_16,{name},numpy,cpu,{median_seconds(lambda: np.vecdot(o.x, o.y, out=o.d)):.9g}")
+    print(f"move_mean_256,{name},numpy,cpu,{median_seconds(lambda: move_mean(o.m, 8, o.mm)):.9g}")

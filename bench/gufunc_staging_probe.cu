@@ -15,9 +15,9 @@
 #include <type_traits>
 #include <vector>
 
-#include <cuda/barrier>
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
+#include <cuda/barrier>
 
 #define CK(x)                                                                                   \
   do {                                                                                          \
@@ -355,22 +355,31 @@ void fill(T* d, std::size_t n) {
   CK(cudaMemcpy(d, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
 }
 
+// Times one moving-average kernel (launch() launches it) after opting it in to `shared` bytes,
+// and checks its output against ref (when given).
+template <class T, class Kernel, class Launch>
+void time_move_mean(const char* dtype, const char* name, int threads, unsigned shared, Kernel kernel, T* y,
+                    const T* ref, int rows, int n, Launch launch) {
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared) != cudaSuccess) {
+    cudaGetLastError();
+    std::printf("move_mean,%s,%s,%d,too much shared memory (%u)\n", dtype, name, threads, shared);
+    return;
+  }
+  CK(cudaMemset(y, 0, std::size_t(rows) * n * sizeof(T)));
+  const float us = median_us(launch);
+  std::printf("move_mean,%s,%s,%d,%.1f,shared %u%s\n", dtype, name, threads, us, shared,
+              ref && !same(y, ref, std::size_t(rows) * n) ? ",MISMATCH" : "");
+}
+
 template <class T, int Mode, bool StageOut>
 void move_mean_case(const char* dtype, const char* name, const T* x, T* y, T* ref, int rows, int n, int threads) {
   const unsigned row = n * sizeof(T), pitch = padded(row, sizeof(T));
   const stage s = make_stage(row, pitch);
   const unsigned shared = Mode < 0 ? 0 : (pitch * threads + 15) / 16 * 16 * (StageOut ? 2 : 1);
   auto k = move_mean_kernel<T, Mode, StageOut>;
-  if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, shared) != cudaSuccess) {
-    cudaGetLastError();
-    std::printf("move_mean,%s,%s,%d,too much shared memory (%u)\n", dtype, name, threads, shared);
-    return;
-  }
   const int blocks = (rows + threads - 1) / threads;
-  CK(cudaMemset(y, 0, std::size_t(rows) * n * sizeof(T)));
-  const float us = median_us([&] { k<<<blocks, threads, shared>>>(x, y, rows, n, s, s); });
-  std::printf("move_mean,%s,%s,%d,%.1f,shared %u%s\n", dtype, name, threads, us, shared,
-              ref && !same(y, ref, std::size_t(rows) * n) ? ",MISMATCH" : "");
+  time_move_mean(dtype, name, threads, shared, k, y, ref, rows, n,
+                 [&] { k<<<blocks, threads, shared>>>(x, y, rows, n, s, s); });
 }
 
 template <class T, bool ByValue>
@@ -380,7 +389,6 @@ void move_mean_view_case(const char* dtype, const char* name, const T* x, T* y, 
   const stage s = make_stage(row, pitch);
   const unsigned shared = (pitch * threads + 15) / 16 * 16 * 2;
   auto k = move_mean_view_kernel<T, ByValue>;
-  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
   std::int64_t* window;
   CK(cudaMalloc(&window, 8));
   const std::int64_t w = 8;
@@ -389,30 +397,20 @@ void move_mean_view_case(const char* dtype, const char* name, const T* x, T* y, 
   vp.extents[0][0] = vp.extents[2][0] = n;
   vp.strides[0][0] = vp.strides[2][0] = sizeof(T);
   const int blocks = (rows + threads - 1) / threads;
-  CK(cudaMemset(y, 0, std::size_t(rows) * n * sizeof(T)));
-  const float us = median_us([&] { k<<<blocks, threads, shared>>>(x, window, y, rows, n, s, vp); });
-  std::printf("move_mean,%s,%s,%d,%.1f,shared %u%s\n", dtype, name, threads, us, shared,
-              ref && !same(y, ref, std::size_t(rows) * n) ? ",MISMATCH" : "");
+  time_move_mean(dtype, name, threads, shared, k, y, ref, rows, n,
+                 [&] { k<<<blocks, threads, shared>>>(x, window, y, rows, n, s, vp); });
   CK(cudaFree(window));
 }
 
 template <class T, int Async, bool StageOut>
-void move_mean_async_case(const char* dtype, const char* name, const T* x, T* y, T* ref, int rows, int n,
-                          int threads) {
+void move_mean_async_case(const char* dtype, const char* name, const T* x, T* y, T* ref, int rows, int n, int threads) {
   const unsigned row = n * sizeof(T), pitch = row + 16, out_pitch = padded(row, sizeof(T));
   const stage so = make_stage(row, out_pitch);
   const unsigned shared = (pitch * threads + 15) / 16 * 16 + (StageOut ? (out_pitch * threads + 15) / 16 * 16 : 0);
   auto k = move_mean_async_kernel<T, Async, StageOut>;
-  if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, shared) != cudaSuccess) {
-    cudaGetLastError();
-    std::printf("move_mean,%s,%s,%d,too much shared memory (%u)\n", dtype, name, threads, shared);
-    return;
-  }
   const int blocks = (rows + threads - 1) / threads;
-  CK(cudaMemset(y, 0, std::size_t(rows) * n * sizeof(T)));
-  const float us = median_us([&] { k<<<blocks, threads, shared>>>(x, y, rows, n, pitch, so); });
-  std::printf("move_mean,%s,%s,%d,%.1f,shared %u%s\n", dtype, name, threads, us, shared,
-              ref && !same(y, ref, std::size_t(rows) * n) ? ",MISMATCH" : "");
+  time_move_mean(dtype, name, threads, shared, k, y, ref, rows, n,
+                 [&] { k<<<blocks, threads, shared>>>(x, y, rows, n, pitch, so); });
 }
 
 template <class T, int Mode>
