@@ -406,8 +406,7 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
                         types);
   // Each loop element is its cores' work: the parallel target's pieces hold a grain of it.
   std::int64_t core_elements = 0;
-  for (int p = 0; p < nop; ++p)
-    core_elements += shape_size(std::span<const std::int64_t>(core.extents[p], static_cast<std::size_t>(core.ndim[p])));
+  for (const dim_vector& extents : core_extents) core_elements += shape_size(extents);
   task.set_work_per_element(core_elements / nop);
   task.gather_fp_flags(fp.active());
   host->execute(task);

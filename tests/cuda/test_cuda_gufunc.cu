@@ -99,7 +99,6 @@ struct min_max {
   }
 };
 
-
 // "(n)->(n)": each output element reads two input elements, one from each end of the core
 // (a core staged in the wrong place shows); additions only, so no contraction into an fma
 // makes the GPU's floats differ from the host's.

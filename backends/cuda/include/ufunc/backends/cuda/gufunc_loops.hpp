@@ -72,7 +72,8 @@ struct gufunc_rows {
 // Which operands go through shared memory, and the block size that lets them fit.
 template <int NOP>
 struct gufunc_staging {
-  int threads;  // block size
+  int threads;     // block size
+  unsigned bytes;  // the block's shared memory
   bool staged[NOP];
   gufunc_rows rows[NOP];
 };
@@ -265,19 +266,11 @@ gufunc_staging<NOP> gufunc_plan_staging(const device_call& c, const gufunc::devi
       }
       if (total <= limit) {
         st.threads = threads;
+        st.bytes = static_cast<unsigned>(total);
         return st;
       }
     }
   return gufunc_staging<NOP>{};
-}
-
-// Bytes of shared memory a staging takes.
-template <int NOP>
-unsigned gufunc_staged_bytes(const gufunc_staging<NOP>& st) {
-  unsigned shared = 0;
-  for (int op = 0; op < NOP; ++op)
-    if (st.staged[op]) shared = st.rows[op].offset + (st.rows[op].pitch * st.threads + 15) / 16 * 16;
-  return shared;
 }
 
 template <class F, class Sig>
@@ -308,13 +301,12 @@ struct gufunc_device_loop<F, R(A...)> {
       const std::size_t itemsize[nop] = {sizeof(device_t<A>)..., sizeof(device_t<O>)...};
       const auto st = gufunc_plan_staging<nop>(c, core, itemsize, nin, gufunc_shared_limit(c.device));
       if (st.threads > 0) {
-        const unsigned shared = gufunc_staged_bytes(st);
         constexpr auto kernel = gufunc_staged_kernel<F, Index, nop, nin, const device_t<A>..., device_t<O>...>;
-        if (shared > gufunc_default_shared_bytes)
-          check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
+        if (st.bytes > gufunc_default_shared_bytes)
+          check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(st.bytes)),
                 "cudaFuncSetAttribute (a gufunc kernel's shared memory)");
         const auto blocks = (static_cast<std::uint64_t>(c.size) + st.threads - 1) / st.threads;
-        kernel<<<static_cast<unsigned>(blocks), st.threads, shared, static_cast<cudaStream_t>(c.stream)>>>(f, p, st);
+        kernel<<<static_cast<unsigned>(blocks), st.threads, st.bytes, static_cast<cudaStream_t>(c.stream)>>>(f, p, st);
         check(cudaGetLastError(), "launching a gufunc kernel");
         return;
       }
