@@ -42,6 +42,10 @@ for name, dt in (("f32", "float32"), ("f64", "float64")):
     print(f"vecdot_16,{name},cupy_sum_of_products,cuda,{median_time(lambda: (x * y).sum(axis=1), cupy_sync):.9g}")
     print(f"vecdot_16,{name},cupy_einsum,cuda,{median_time(lambda: cupy.einsum('ij,ij->i', x, y), cupy_sync):.9g}")
     print(f"move_mean_256,{name},cupy_cumsum,cuda,{median_time(lambda: move_mean(cupy, m, 8, counts, mm), cupy_sync):.9g}")
+    # One product of 512 x 512 matrices: cuBLAS for CuPy and PyTorch.
+    big_a, big_b = filled(cupy, (512, 512), dt), filled(cupy, (512, 512), dt)
+    big_c = cupy.empty_like(big_a)
+    print(f"matmul_512,{name},cupy_matmul,cuda,{median_time(lambda: cupy.matmul(big_a, big_b, out=big_c), cupy_sync):.9g}")
     if torch is not None:
         tdt = getattr(torch, dt)
         ta, tb = torch.from_dlpack(a), torch.from_dlpack(b)
@@ -56,3 +60,5 @@ for name, dt in (("f32", "float32"), ("f64", "float64")):
         print(f"vecdot_16,{name},torch_linalg_vecdot,cuda,"
               f"{median_time(lambda: torch.linalg.vecdot(tx, ty, out=td), sync):.9g}")
         print(f"move_mean_256,{name},torch_cumsum,cuda,{median_time(lambda: move_mean(torch, tm, 8, tcounts, tmm), sync):.9g}")
+        tba, tbb, tbc = torch.from_dlpack(big_a), torch.from_dlpack(big_b), torch.from_dlpack(big_c)
+        print(f"matmul_512,{name},torch_matmul,cuda,{median_time(lambda: torch.matmul(tba, tbb, out=tbc), sync):.9g}")

@@ -70,6 +70,37 @@ void launch_on_device(device_loop_fn device, const void* fn, const iteration_pla
   device(call, layout, fn);
 }
 
+// Splitting an output's core over the loop (function::set_independent_output_elements) pays
+// where the loop alone cannot occupy a GPU (65536 threads) and every loop element's output
+// core is large enough that its own loop is not worth more (the host's unrolled 3x3 products,
+// the GPU's staged cores of small matrices), or where the loop is shorter still. The loop
+// stays within the 8 dimensions a device kernel takes.
+bool splits_output_core(std::int64_t loop_size, std::size_t loop_ndim, std::int64_t core_size, std::size_t core_ndim) {
+  constexpr std::int64_t short_loop = 65536, large_core = 64, very_short_loop = 256;
+  constexpr std::size_t most_loop_dims = 8;
+  return core_size >= 2 && loop_ndim + core_ndim <= most_loop_dims && loop_size < short_loop &&
+         (core_size >= large_core || loop_size < very_short_loop);
+}
+
+// Runs output `out`'s core dimensions as the innermost loop dimensions: each operand steps along
+// them by its core strides of the same names (their sum where a name repeats: a diagonal) and
+// sees those core dimensions with extent 1. An operand without a name stays put along it.
+void loop_over_output_core(const signature& sig, int out, dim_vector& loop_shape, std::vector<dim_vector>& loop_strides,
+                           std::vector<dim_vector>& core_extents, const std::vector<dim_vector>& core_strides) {
+  const auto& names = sig.operands[std::size_t(out)];
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    loop_shape.push_back(core_extents[std::size_t(out)][k]);
+    for (std::size_t p = 0; p < sig.operands.size(); ++p) {
+      std::int64_t stride = 0;
+      for (std::size_t d = 0; d < sig.operands[p].size(); ++d)
+        if (sig.operands[p][d] == names[k]) stride += core_strides[p][d];
+      loop_strides[p].push_back(stride);
+    }
+  }
+  for (std::size_t p = 0; p < sig.operands.size(); ++p)
+    for (std::size_t d = 0; d < sig.operands[p].size(); ++d)
+      if (std::find(names.begin(), names.end(), sig.operands[p][d]) != names.end()) core_extents[p][d] = 1;
+}
 }  // namespace
 
 struct function::state {
@@ -78,6 +109,7 @@ struct function::state {
   ufunc::function table;
   std::vector<std::shared_ptr<registered_loop>> loops;  // in registration order
   std::optional<target_id> default_target;
+  bool independent_outputs = false;
 
   state(std::string n, std::string_view t)
       : name(std::move(n)), text(t), sig(parse_signature(t)), table(name, sig.nin, sig.nout) {}
@@ -118,6 +150,7 @@ void function::add_device_loop(const type_signature& types, device_loop_fn devic
 }
 
 void function::set_default_target(std::optional<target_id> target) { state_->default_target = target; }
+void function::set_independent_output_elements(bool independent) { state_->independent_outputs = independent; }
 
 std::vector<array> function::call_last_axes(std::span<const operand> inputs, const call_options& options) const {
   const state& st = *state_;
@@ -360,13 +393,11 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
   // The plan over the loop dimensions; each operand's core dimensions beside it.
   std::vector<dim_vector> loop_strides(static_cast<std::size_t>(nop));
   std::vector<dim_vector> core_extents(static_cast<std::size_t>(nop)), core_strides(static_cast<std::size_t>(nop));
-  plan_operand ops[max_operands];
-  core_layout core;
+  auto operand_data = [&](int p) { return (p < nin ? in[std::size_t(p)] : targets[std::size_t(p - nin)]).data(); };
   for (int p = 0; p < nop; ++p) {
     const array& a = p < nin ? in[std::size_t(p)] : targets[std::size_t(p - nin)];
     const std::size_t lead = a.ndim() - std::size_t(core_ndim[std::size_t(p)]);
-    dim_vector& ls = loop_strides[std::size_t(p)];
-    ls = broadcast_strides({a.shape().data(), lead}, {a.strides().data(), lead}, loop_shape);
+    loop_strides[std::size_t(p)] = broadcast_strides({a.shape().data(), lead}, {a.strides().data(), lead}, loop_shape);
     // A missing optional dimension has extent 1 and stride 0, as NumPy's loops see it: the
     // function sees every dimension of the signature.
     std::size_t axis = lead;
@@ -376,7 +407,19 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
       core_strides[std::size_t(p)].push_back(absent ? 0 : a.strides()[axis]);
       axis += absent ? 0 : 1;
     }
-    ops[p] = {a.data(), ls};
+  }
+  if (st.independent_outputs && nout == 1) {
+    const auto& names = sig.operands[std::size_t(nin)];
+    const bool distinct = std::all_of(names.begin(), names.end(),
+                                      [&](int ix) { return std::count(names.begin(), names.end(), ix) == 1; });
+    if (distinct && splits_output_core(shape_size(loop_shape), loop_shape.size(),
+                                       shape_size(core_extents[std::size_t(nin)]), names.size()))
+      loop_over_output_core(sig, nin, loop_shape, loop_strides, core_extents, core_strides);
+  }
+  plan_operand ops[max_operands];
+  core_layout core;
+  for (int p = 0; p < nop; ++p) {
+    ops[p] = {operand_data(p), loop_strides[std::size_t(p)]};
     core.ndim[p] = static_cast<int>(sig.operands[std::size_t(p)].size());
     core.extents[p] = core_extents[std::size_t(p)].data();
     core.strides[p] = core_strides[std::size_t(p)].data();

@@ -174,6 +174,34 @@ TEST_CASE("cuda gufunc: strided, transposed and negative-stride cores; in-place 
   check_same(sq, expected);
 }
 
+TEST_CASE("cuda gufunc: few large products give each output element a thread, with the host's sums") {
+  unsigned seed = 31;
+  const ufunc::slice reverse{std::nullopt, std::nullopt, -1};
+  for (const ufunc::dtype t : all_types) {
+    CAPTURE(t.name());
+    // One 70x90 @ 90x50 product (3,500 output elements), reversed and transposed views of it, a
+    // broadcast loop of 6 products into a strided out=, matvec and vecmat of one long matrix.
+    const auto a = random_array({70, 90}, t, seed++), b = random_array({90, 50}, t, seed++);
+    const auto da = ufunc::to_device(a), db = ufunc::to_device(b);
+    check_same(ufunc::matmul(da, db), ufunc::matmul(a, b, {.target = on_cpu}));
+    check_same(ufunc::matmul(da[{reverse}], db[{ufunc::slice{}, reverse}]),
+               ufunc::matmul(a[{reverse}], b[{ufunc::slice{}, reverse}], {.target = on_cpu}));
+    const auto s = random_array({3, 1, 40, 70}, t, seed++), u = random_array({2, 70, 30}, t, seed++);
+    auto out = ufunc::to_device(ufunc::array::zeros({3, 2, 40, 60}, t));
+    auto into = out[{ufunc::slice{}, ufunc::slice{}, ufunc::slice{}, ufunc::slice{std::nullopt, std::nullopt, 2}}];
+    (void)ufunc::matmul(ufunc::to_device(s), ufunc::to_device(u), {.out = {into}});
+    check_same(into, ufunc::matmul(s, u, {.target = on_cpu}));
+    const auto m = random_array({300, 200}, t, seed++), v = random_array({200}, t, seed++);
+    const auto dm = ufunc::to_device(m), dv = ufunc::to_device(v);
+    check_same(ufunc::matvec(dm, dv), ufunc::matvec(m, v, {.target = on_cpu}));
+    check_same(ufunc::vecmat(dv, dm.transpose()), ufunc::vecmat(v, m.transpose(), {.target = on_cpu}));
+    check_same(ufunc::matmul(dv, dm.transpose()), ufunc::matmul(v, m.transpose(), {.target = on_cpu}));  // (n?) gone
+  }
+  // A product of 512 x 512 float32 matrices: 262,144 threads, one dot product of 512 each.
+  const auto p = random_array({512, 512}, ufunc::float32, 41), q = random_array({512, 512}, ufunc::float32, 42);
+  check_same(ufunc::matmul(ufunc::to_device(p), ufunc::to_device(q)), ufunc::matmul(p, q, {.target = on_cpu}));
+}
+
 TEST_CASE("cuda gufunc: NumPy's errors on the GPU as on the host") {
   const auto a = ufunc::to_device(random_array({4, 3}, ufunc::float32, 31));
   const auto b = ufunc::to_device(random_array({4, 5}, ufunc::float32, 32));
@@ -261,6 +289,11 @@ TEST_CASE("cuda gufunc: cores staged through shared memory, of every length, ali
         auto into = ufunc::to_device(ufunc::array::zeros({rows + 1, n}, t));
         (void)f(da[{ufunc::slice{0, rows}, all}], {.out = {into[{tail, all}]}});
         check_same(ufunc::to_host(into)[{tail, all}], f(a[{ufunc::slice{0, rows}, all}], {.target = on_cpu}));
+        // Packed cores from one element into a buffer: a base 2- or 4-byte aligned, not 16.
+        const auto flat = random_array({rows * n + 1}, t, seed++);
+        const auto shifted = flat[{ufunc::slice{1, std::nullopt}}].reshape({rows, n});
+        check_same(f(ufunc::to_device(flat)[{ufunc::slice{1, std::nullopt}}].reshape({rows, n})),
+                   f(shifted, {.target = on_cpu}));
       }
 }
 

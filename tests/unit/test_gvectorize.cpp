@@ -3,8 +3,10 @@
 // checked, optional dimensions, outputs allocated or given (other dtypes, in place,
 // scalar cores), size-0 loops and cores, type resolution and casting, NumPy's error
 // messages; the examples of Numba's @guvectorize docs against loops written out here.
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <span>
 #include <string>
@@ -316,3 +318,68 @@ TEST_CASE("gvectorize: the parallel target splits by the cores' work, not by the
   CHECK(ufunc::backends::parallel::split_calls() == splits);
 }
 #endif
+
+namespace {
+
+// A matrix product that declares its output elements independent, and counts the largest
+// output core it was called with (what the split shows to the function).
+struct counted_product {
+  static constexpr bool independent_output_elements = true;
+  std::shared_ptr<std::atomic<std::int64_t>> largest_output = std::make_shared<std::atomic<std::int64_t>>(0);
+
+  void operator()(core_view<const double> a, core_view<const double> b, core_view<double> c) const {
+    std::int64_t seen = largest_output->load();
+    while (seen < c.size() && !largest_output->compare_exchange_weak(seen, c.size())) {
+    }
+    matmul_loops(a, b, c);
+  }
+};
+
+// "(n,n)->(n)": the diagonal, each element its own.
+struct diagonal_fn {
+  static constexpr bool independent_output_elements = true;
+  void operator()(core_view<const double> a, core_view<double> d) const {
+    for (std::int64_t i = 0; i < d.extent(0); ++i) d(i) = a(i, i);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("gvectorize: independent output elements run one to a call where the loop is short, with the same sums") {
+  const counted_product f;
+  const auto mm = ufunc::gvectorize<double(double, double)>("(m,n),(n,p)->(m,p)", f, "product");
+  const auto unsplit = make_matmul("(m,n),(n,p)->(m,p)");
+  for (auto t : ufunc_test::host_targets()) {
+    // One 40x70 @ 70x30 product, and through reversed and transposed views: 1200 output elements
+    // of one loop element, each computed alone, the same sums in the same order.
+    const auto a = iota({40, 70}), b = iota({70, 30}, 3);
+    f.largest_output->store(0);
+    CHECK(mm(a, b, {.target = t}).to_vector<double>() == unsplit(a, b, {.target = t}).to_vector<double>());
+    CHECK(f.largest_output->load() == 1);
+    const auto at = iota({70, 40}).transpose(), br = b[{ufunc::slice{std::nullopt, std::nullopt, -1}}];
+    CHECK(mm(at, br, {.target = t}).to_vector<double>() == unsplit(at, br, {.target = t}).to_vector<double>());
+    // A broadcast loop of 3 elements, into a strided out=.
+    const auto stack = iota({3, 1, 40, 70});
+    auto out = ufunc::array::zeros({3, 2, 40, 60}, ufunc::float64);
+    auto into = out[{ufunc::slice{}, ufunc::slice{}, ufunc::slice{}, ufunc::slice{std::nullopt, std::nullopt, 2}}];
+    (void)mm(stack, iota({2, 70, 30}, 2), {.out = {into}, .target = t});
+    CHECK(into.copy().to_vector<double>() == unsplit(stack, iota({2, 70, 30}, 2), {.target = t}).to_vector<double>());
+    // Small cores over a loop of 300 elements keep their loop: the function sees whole 3x3 cores.
+    f.largest_output->store(0);
+    const auto small_a = iota({300, 3, 3}), small_b = iota({3, 3}, 2);
+    CHECK(mm(small_a, small_b, {.target = t}).to_vector<double>() ==
+          unsplit(small_a, small_b, {.target = t}).to_vector<double>());
+    CHECK(f.largest_output->load() == 9);
+  }
+}
+
+TEST_CASE("gvectorize: a name repeated in an input core steps along its diagonal when outputs are split") {
+  const auto diagonal = ufunc::gvectorize<double(double)>("(n,n)->(n)", diagonal_fn{}, "diagonal");
+  const auto a = iota({100, 100});
+  const auto v = a.to_vector<double>();
+  for (auto t : ufunc_test::host_targets()) {
+    const auto d = diagonal(a, {.target = t}).to_vector<double>();
+    REQUIRE(d.size() == 100);
+    for (std::size_t i = 0; i < 100; ++i) CHECK(d[i] == v[i * 101]);
+  }
+}

@@ -76,6 +76,9 @@ inline void small_square_matmul(const char* pa, std::int64_t a0, std::int64_t a1
 }
 
 struct matmul_fn {
+  // c(i, j) reads a's row i and b's column j only: a single large product spreads over threads.
+  static constexpr bool independent_output_elements = true;
+
   template <class A, class C>
   UFUNC_HOST_DEVICE void operator()(A a, A b, C c) const {
     using T = typename C::element_type;
@@ -143,6 +146,8 @@ struct vecdot_fn {
 };
 
 struct matvec_fn {
+  static constexpr bool independent_output_elements = true;  // as matmul's
+
   template <class A, class C>
   UFUNC_HOST_DEVICE void operator()(A m, A v, C out) const {
     using T = typename C::element_type;
@@ -153,6 +158,8 @@ struct matvec_fn {
 };
 
 struct vecmat_fn {
+  static constexpr bool independent_output_elements = true;  // as matmul's
+
   template <class A, class C>
   UFUNC_HOST_DEVICE void operator()(A v, A m, C out) const {
     using T = typename C::element_type;

@@ -30,6 +30,13 @@
 //   };
 //   auto avg = ufunc::gvectorize<double(double, std::int64_t), ufunc::target::cuda>(
 //       "(n),()->(n)", moving_average{}, "moving_average");
+//
+// A functor whose output elements are each a function of the inputs at the same indices of the
+// output's core dimensions (a matrix product's c(i, j) of a's row i and b's column j; not the
+// moving average, whose out(i) reads a(0..i)) may say so with
+// `static constexpr bool independent_output_elements = true;`: calls of few loop elements then
+// give every output element its own thread (gufunc::function::set_independent_output_elements),
+// so the function must compute any output core it is given, extents of 1 included.
 #pragma once
 
 #include <cstdint>
@@ -81,6 +88,7 @@ struct gufunc_loop<R(A...), F> {
 template <class F, class... Sigs>
 void add_gufunc_loops(gufunc::function& g, const std::shared_ptr<const F>& f, signatures<Sigs...>) {
   (g.add_loop(signature_traits<Sigs>::types(), &gufunc_loop<Sigs, F>::run, f.get(), f), ...);
+  if constexpr (requires { requires F::independent_output_elements; }) g.set_independent_output_elements(true);
 }
 
 #if defined(UFUNC_HAS_CUDA) && defined(__CUDACC__)
