@@ -5,6 +5,7 @@
 
 #include <ufunc/core/error.hpp>
 
+#include "attributes.hpp"
 #include "dtypes.hpp"
 #include "results.hpp"
 
@@ -22,9 +23,12 @@ std::string keyword_error(std::string_view key, std::string_view name) {
 // an object of the CUDA stream protocol (__cuda_stream__ -> (version, handle)).
 std::uintptr_t stream_handle(nb::handle s) {
   if (PyLong_Check(s.ptr())) return nb::cast<std::uintptr_t>(s);
-  if (nb::hasattr(s, "__cuda_stream__")) return nb::cast<std::uintptr_t>(s.attr("__cuda_stream__")()[1]);
-  if (nb::hasattr(s, "ptr")) return nb::cast<std::uintptr_t>(s.attr("ptr"));
-  if (nb::hasattr(s, "cuda_stream")) return nb::cast<std::uintptr_t>(s.attr("cuda_stream"));
+  if (const nb::object protocol = optional_attr(s, UFUNC_PY_NAME("__cuda_stream__")); protocol.is_valid())
+    return nb::cast<std::uintptr_t>(protocol()[1]);
+  if (const nb::object ptr = optional_attr(s, UFUNC_PY_NAME("ptr")); ptr.is_valid())
+    return nb::cast<std::uintptr_t>(ptr);
+  if (const nb::object handle = optional_attr(s, UFUNC_PY_NAME("cuda_stream")); handle.is_valid())
+    return nb::cast<std::uintptr_t>(handle);
   throw value_error(
       "stream= must be a CUDA stream: an integer handle, or an object with __cuda_stream__, .ptr "
       "(CuPy) or .cuda_stream (PyTorch)");
@@ -180,11 +184,8 @@ void parse_call(parsed_call& call, std::string_view name, int nin, int nout, con
   PyObject* out_keyword = nullptr;
   const bool has_keywords = arguments.has_keywords();
   if (has_keywords) {
-    // Interned once: looking a keyword up by a C string would make and hash a new string on every call.
-    static PyObject* const out_name = PyUnicode_InternFromString("out");
-    static PyObject* const stream_name = PyUnicode_InternFromString("stream");
-    out_keyword = arguments.keyword(out_name);
-    if (PyObject* stream = arguments.keyword(stream_name)) parse_option(call, "stream", stream);
+    out_keyword = arguments.keyword(UFUNC_PY_NAME("out"));
+    if (PyObject* stream = arguments.keyword(UFUNC_PY_NAME("stream"))) parse_option(call, "stream", stream);
   }
   call.inputs.reserve(static_cast<std::size_t>(nin));
   for (int i = 0; i < nin; ++i) {

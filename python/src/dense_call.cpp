@@ -5,6 +5,7 @@
 
 #include <ufunc/core/error.hpp>
 
+#include "attributes.hpp"
 #include "dtypes.hpp"
 #include "numpy_api.hpp"
 
@@ -46,8 +47,8 @@ PyObject* try_dense_call(const ufunc::function& f, const call_arguments& argumen
   PyObject* out = nullptr;
   if (arguments.kwnames != nullptr) {
     // out= alone; the compiler interns keyword names, so identity is the test (others: general path).
-    static PyObject* const out_name = PyUnicode_InternFromString("out");
-    if (PyTuple_GET_SIZE(arguments.kwnames) != 1 || PyTuple_GET_ITEM(arguments.kwnames, 0) != out_name) return nullptr;
+    if (PyTuple_GET_SIZE(arguments.kwnames) != 1 || PyTuple_GET_ITEM(arguments.kwnames, 0) != UFUNC_PY_NAME("out"))
+      return nullptr;
     out = arguments.positional[nin];
     if (out == Py_None) out = nullptr;
     if (out != nullptr && (!dense_operand(out) || !PyArray_ISWRITEABLE(reinterpret_cast<PyArrayObject*>(out))))

@@ -8,6 +8,8 @@
 
 #include <ufunc/core/error.hpp>
 
+#include "attributes.hpp"
+
 namespace ufunc::python {
 
 namespace {
@@ -231,21 +233,34 @@ dlpack::device dlpack_device_of(const ufunc::array& a) {
   return {dlpack::cuda, where.index};
 }
 
-ufunc::array import_dlpack(nb::handle producer, std::int64_t stream) {
-  const nb::object where = producer.attr("__dlpack_device__")();
+std::optional<dlpack_producer> dlpack_producer_of(nb::handle object) {
+  nb::object dlpack = optional_attr(object, UFUNC_PY_NAME("__dlpack__"));
+  if (!dlpack.is_valid()) return std::nullopt;
+  nb::object dlpack_device = optional_attr(object, UFUNC_PY_NAME("__dlpack_device__"));
+  if (!dlpack_device.is_valid()) return std::nullopt;
+  return dlpack_producer{std::move(dlpack), std::move(dlpack_device)};
+}
+
+ufunc::array import_dlpack(const dlpack_producer& producer, std::int64_t stream) {
+  const nb::object where = nb::steal(PyObject_CallNoArgs(producer.dlpack_device.ptr()));
+  if (!where.is_valid()) throw nb::python_error();
   const int device_type = nb::cast<int>(where[0]);
   // The stream argument concerns CUDA memory only; host producers take None.
   const nb::object stream_arg =
       device_type == dlpack::cuda || device_type == dlpack::cuda_managed ? nb::object(nb::int_(stream)) : nb::none();
-  nb::object capsule;
-  try {
-    capsule = producer.attr("__dlpack__")(
-        nb::arg("stream") = stream_arg,
-        nb::arg("max_version") = nb::make_tuple(dlpack::major_version, dlpack::minor_version));
-  } catch (nb::python_error& e) {
+  // Called by vectorcall with keyword names and max_version made once: this runs for every device
+  // operand of every call.
+  static PyObject* const both_names = PyTuple_Pack(2, UFUNC_PY_NAME("stream"), UFUNC_PY_NAME("max_version"));
+  static PyObject* const stream_name = PyTuple_Pack(1, UFUNC_PY_NAME("stream"));
+  static PyObject* const max_version = Py_BuildValue("(II)", dlpack::major_version, dlpack::minor_version);
+  PyObject* arguments[2] = {stream_arg.ptr(), max_version};
+  nb::object capsule = nb::steal(PyObject_Vectorcall(producer.dlpack.ptr(), arguments, 0, both_names));
+  if (!capsule.is_valid()) {
     // A producer of DLPack 0.x has no max_version argument.
-    if (!e.matches(PyExc_TypeError)) throw;
-    capsule = producer.attr("__dlpack__")(nb::arg("stream") = stream_arg);
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw nb::python_error();
+    PyErr_Clear();
+    capsule = nb::steal(PyObject_Vectorcall(producer.dlpack.ptr(), arguments, 0, stream_name));
+    if (!capsule.is_valid()) throw nb::python_error();
   }
   PyObject* cap = capsule.ptr();
   if (PyCapsule_IsValid(cap, versioned_name)) {

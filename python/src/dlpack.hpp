@@ -63,11 +63,20 @@ inline constexpr std::uint32_t minor_version = 0;
 /// The (device_type, device_id) pair of __dlpack_device__ for an array.
 [[nodiscard]] dlpack::device dlpack_device_of(const ufunc::array& a);
 
+/// A DLPack producer's bound __dlpack__ and __dlpack_device__, each looked up once.
+struct dlpack_producer {
+  nb::object dlpack;
+  nb::object dlpack_device;
+};
+
+/// The DLPack methods of `object`, or nothing where it lacks either.
+[[nodiscard]] std::optional<dlpack_producer> dlpack_producer_of(nb::handle object);
+
 /// Imports a producer's array through its __dlpack__: the stream handshake passes `stream` (a
 /// CUDA stream handle as the specification numbers it: 1 the legacy default stream), so that the
 /// producer orders its pending work before it; versioned capsules first, the unversioned kind
 /// where the producer does not take max_version. The array keeps the producer's memory alive.
-[[nodiscard]] ufunc::array import_dlpack(nb::handle producer, std::int64_t stream);
+[[nodiscard]] ufunc::array import_dlpack(const dlpack_producer& producer, std::int64_t stream);
 
 /// A capsule ("dltensor_versioned" or, for consumers that asked no version, "dltensor") that
 /// shares `a`'s memory and keeps it alive until the consumer's deleter runs, and with it

@@ -7,6 +7,7 @@
 
 #include <ufunc/core/error.hpp>
 
+#include "attributes.hpp"
 #include "device_array.hpp"
 #include "dlpack.hpp"
 #include "dtypes.hpp"
@@ -118,11 +119,11 @@ ufunc::array import_context::import_object(nb::handle object, bool for_output) {
   }
   if (const auto* d = device_array_of(object)) return remember(object, *d, for_output);
   if (!PyArray_IsScalar(o, Generic)) {
-    if (nb::hasattr(object, "__dlpack__") && nb::hasattr(object, "__dlpack_device__"))
-      return remember(object, import_dlpack(object, dlpack_stream), for_output);
-    if (nb::hasattr(object, "__cuda_array_interface__")) {
+    if (const auto producer = dlpack_producer_of(object))
+      return remember(object, import_dlpack(*producer, dlpack_stream), for_output);
+    if (const nb::object cai = optional_attr(object, UFUNC_PY_NAME("__cuda_array_interface__")); cai.is_valid()) {
       nb::object keep;
-      auto a = import_cuda_array_interface(object, nb::borrow<nb::dict>(object.attr("__cuda_array_interface__")), keep);
+      auto a = import_cuda_array_interface(object, nb::borrow<nb::dict>(cai), keep);
       return remember(keep, a, for_output);
     }
   }
