@@ -408,7 +408,10 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
       axis += absent ? 0 : 1;
     }
   }
-  if (st.independent_outputs && nout == 1) {
+  // The serial cpu target gains nothing from more, smaller loop elements (it would lose the
+  // loops' own blocking, the unrolled 3x3 products); devices and the other host targets spread them.
+  const bool spreads = device_side != nullptr || host->id != target_id::cpu;
+  if (st.independent_outputs && nout == 1 && spreads) {
     const auto& names = sig.operands[std::size_t(nin)];
     const bool distinct = std::all_of(names.begin(), names.end(),
                                       [&](int ix) { return std::count(names.begin(), names.end(), ix) == 1; });

@@ -106,11 +106,11 @@ class function {
   void set_default_target(std::optional<target_id> target);
   /// Declares that each element of the (one) output's core depends only on the inputs' elements
   /// at the same indices of the output's core dimensions (matmul's c(i, j): a's row i and b's
-  /// column j). A call whose loop is too short to occupy a GPU then runs the output's core
-  /// dimensions as loop dimensions too, the function seeing each of them (in every operand that
-  /// has it) with extent 1: one large product spreads over the device's or the parallel target's
-  /// threads instead of running on one. gvectorize declares it for functors that have
-  /// `static constexpr bool independent_output_elements = true`.
+  /// column j). A call whose loop is too short to occupy a GPU then runs, on a device or a host
+  /// target other than the serial cpu, the output's core dimensions as loop dimensions too, the function seeing each of
+  /// them (in every operand that has it) with extent 1: one large product spreads over the device's or the parallel
+  /// target's threads instead of running on one. gvectorize declares it for functors that have `static constexpr bool
+  /// independent_output_elements = true`.
   void set_independent_output_elements(bool independent);
 
   /// The call: every output returned (the given ones, or new arrays).
