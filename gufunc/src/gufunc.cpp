@@ -150,7 +150,14 @@ void function::add_device_loop(const type_signature& types, device_loop_fn devic
 }
 
 void function::set_default_target(std::optional<target_id> target) { state_->default_target = target; }
-void function::set_independent_output_elements(bool independent) { state_->independent_outputs = independent; }
+void function::set_independent_output_elements(bool independent) {
+  // One output whose core names are distinct: each of its core dimensions becomes one loop dimension.
+  const auto& sig = state_->sig;
+  const auto& names = sig.operands[std::size_t(sig.nin)];
+  const bool distinct =
+      std::all_of(names.begin(), names.end(), [&](int ix) { return std::count(names.begin(), names.end(), ix) == 1; });
+  state_->independent_outputs = independent && sig.nout == 1 && distinct;
+}
 
 std::vector<array> function::call_last_axes(std::span<const operand> inputs, const call_options& options) const {
   const state& st = *state_;
@@ -393,9 +400,9 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
   // The plan over the loop dimensions; each operand's core dimensions beside it.
   std::vector<dim_vector> loop_strides(static_cast<std::size_t>(nop));
   std::vector<dim_vector> core_extents(static_cast<std::size_t>(nop)), core_strides(static_cast<std::size_t>(nop));
-  auto operand_data = [&](int p) { return (p < nin ? in[std::size_t(p)] : targets[std::size_t(p - nin)]).data(); };
+  auto operand = [&](int p) -> const array& { return p < nin ? in[std::size_t(p)] : targets[std::size_t(p - nin)]; };
   for (int p = 0; p < nop; ++p) {
-    const array& a = p < nin ? in[std::size_t(p)] : targets[std::size_t(p - nin)];
+    const array& a = operand(p);
     const std::size_t lead = a.ndim() - std::size_t(core_ndim[std::size_t(p)]);
     loop_strides[std::size_t(p)] = broadcast_strides({a.shape().data(), lead}, {a.strides().data(), lead}, loop_shape);
     // A missing optional dimension has extent 1 and stride 0, as NumPy's loops see it: the
@@ -411,18 +418,14 @@ std::vector<array> function::call_last_axes(std::span<const operand> inputs, con
   // The serial cpu target gains nothing from more, smaller loop elements (it would lose the
   // loops' own blocking, the unrolled 3x3 products); devices and the other host targets spread them.
   const bool spreads = device_side != nullptr || host->id != target_id::cpu;
-  if (st.independent_outputs && nout == 1 && spreads) {
-    const auto& names = sig.operands[std::size_t(nin)];
-    const bool distinct = std::all_of(names.begin(), names.end(),
-                                      [&](int ix) { return std::count(names.begin(), names.end(), ix) == 1; });
-    if (distinct && splits_output_core(shape_size(loop_shape), loop_shape.size(),
-                                       shape_size(core_extents[std::size_t(nin)]), names.size()))
-      loop_over_output_core(sig, nin, loop_shape, loop_strides, core_extents, core_strides);
-  }
+  if (st.independent_outputs && spreads &&
+      splits_output_core(shape_size(loop_shape), loop_shape.size(), shape_size(core_extents[std::size_t(nin)]),
+                         sig.operands[std::size_t(nin)].size()))
+    loop_over_output_core(sig, nin, loop_shape, loop_strides, core_extents, core_strides);
   plan_operand ops[max_operands];
   core_layout core;
   for (int p = 0; p < nop; ++p) {
-    ops[p] = {operand_data(p), loop_strides[std::size_t(p)]};
+    ops[p] = {operand(p).data(), loop_strides[std::size_t(p)]};
     core.ndim[p] = static_cast<int>(sig.operands[std::size_t(p)].size());
     core.extents[p] = core_extents[std::size_t(p)].data();
     core.strides[p] = core_strides[std::size_t(p)].data();

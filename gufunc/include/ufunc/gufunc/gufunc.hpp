@@ -110,7 +110,8 @@ class function {
   /// target other than the serial cpu, the output's core dimensions as loop dimensions too, the function seeing each of
   /// them (in every operand that has it) with extent 1: one large product spreads over the device's or the parallel
   /// target's threads instead of running on one. gvectorize declares it for functors that have `static constexpr bool
-  /// independent_output_elements = true`.
+  /// independent_output_elements = true`. Without effect for gufuncs of several outputs or an output that repeats a
+  /// core dimension's name.
   void set_independent_output_elements(bool independent);
 
   /// The call: every output returned (the given ones, or new arrays).
